@@ -1,0 +1,239 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# desksched: build and test bench.
+#
+#   make deps          install the Debian packages the bench needs
+#   make kernel        build/bzImage: Debian linux-source-6.12 + kernel/series
+#   make tools         build/tools/<name> from tools/<name>.c (+ tools/lib/*.c)
+#   make guest-tests   build/tests/<name> from tests/guest/<name>.c
+#   make initramfs     build/initramfs.cpio.gz (tests/host/mkinitramfs)
+#   make test          host checks + every boot of tests/host/boots in QEMU
+#   make demo | bench  boot suite demo | bench and show its output
+#   make shell         boot the guest with an interactive shell on the console
+#   make check         checkpatch --strict on every patch of kernel/series
+#   make clean         remove what this Makefile built (build/dev is left alone)
+#
+# A second kernel (e.g. a debug one) reuses the same rules:
+#   make kernel KBUILD=build/kbuild-debug BZIMAGE=build/bzImage-debug \
+#        FRAGMENT="kernel/desksched.config kernel/debug.config"
+# FRAGMENT may name several fragments; later ones override earlier ones.
+
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+# Our command-line variables (KBUILD, FRAGMENT, ...) must not leak into the
+# kernel's own make.
+MAKEOVERRIDES :=
+
+BUILD      := build
+LINUX      := $(BUILD)/linux
+KBUILD     ?= $(BUILD)/kbuild
+FRAGMENT   ?= kernel/desksched.config
+BZIMAGE    ?= $(BUILD)/bzImage
+TARBALL    ?= /usr/src/linux-source-6.12.tar.xz
+SRC_PKG    := linux-source-6.12
+NPROC      := $(shell nproc)
+
+DEB_PACKAGES := build-essential bc bison flex libelf-dev libssl-dev cpio \
+	xz-utils qemu-system-x86 busybox-static linux-source-6.12 ccache \
+	rt-tests stress-ng util-linux sparse
+
+ifneq ($(shell command -v ccache 2>/dev/null),)
+KCC := ccache gcc
+else
+KCC := gcc
+endif
+
+# The kernel's make, always out of tree.
+KMAKE = $(MAKE) -C $(LINUX) O=$(abspath $(KBUILD)) CC="$(KCC)" HOSTCC="$(KCC)"
+
+# Stamp: the tree in $(LINUX) is the pristine tarball + every patch of the
+# series, as they are now.
+LINUX_STAMP := $(LINUX)/.desksched-applied
+PATCHES     := $(wildcard kernel/patches/*)
+
+# Patches named by kernel/series, in order (quilt style).
+SERIES_PATCHES = $(shell sed -e 's/\#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]].*//' kernel/series 2>/dev/null | grep -v '^$$')
+
+CFLAGS_TOOLS := -static -O2 -Wall -Wextra -Werror -D_GNU_SOURCE
+LIB_SRCS     := $(wildcard tools/lib/*.c)
+LIB_HDRS     := $(wildcard tools/lib/*.h)
+TOOL_SRCS    := $(wildcard tools/*.c)
+TOOL_BINS    := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
+
+# Guest tests: kselftest_harness.h from the tree, the patched tree's uapi
+# headers before the host's (like the kernel's own selftests do).
+KHDR         := $(KBUILD)/usr/include
+CFLAGS_GUEST := -static -O2 -Wall -D_GNU_SOURCE -pthread \
+	-I $(LINUX)/tools/testing/selftests -I tools/lib -isystem $(KHDR)
+GUEST_SRCS   := $(wildcard tests/guest/*.c)
+GUEST_BINS   := $(patsubst tests/guest/%.c,$(BUILD)/tests/%,$(GUEST_SRCS))
+HEADERS_STAMP := $(KBUILD)/.desksched-headers
+
+INITRAMFS := $(BUILD)/initramfs.cpio.gz
+
+.PHONY: all deps kernel kernel-config tools guest-tests initramfs test \
+	demo bench shell check clean distclean FORCE
+
+all: kernel tools guest-tests initramfs
+
+# ---------------------------------------------------------------- deps
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+		st=$$(dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null || true); \
+		case "$$st" in *" installed") ;; *) missing="$$missing $$p";; esac; \
+	done; \
+	if [ -z "$$missing" ]; then \
+		echo "deps: all packages installed"; exit 0; \
+	fi; \
+	sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	echo "deps: installing:$$missing"; \
+	$$sudo apt-get update && \
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing
+
+# ---------------------------------------------------------------- kernel tree
+# Fresh tree whenever the tarball, the series or any patch changed: the tree
+# is reset to the pristine commit (same content as a new extraction, but the
+# mtimes of untouched files are kept, so the rebuild is incremental), or
+# extracted anew when there is no usable git tree or the tarball changed.
+GIT_ID := GIT_AUTHOR_NAME=desksched GIT_AUTHOR_EMAIL=desksched@localhost \
+	GIT_COMMITTER_NAME=desksched GIT_COMMITTER_EMAIL=desksched@localhost
+
+$(LINUX_STAMP): $(TARBALL) kernel/series $(PATCHES)
+	@set -e; \
+	want=$$(stat -c '%s %Y' $(TARBALL)); \
+	if [ -d $(LINUX)/.git ] && [ "$$(cat $(LINUX)/.desksched-tarball 2>/dev/null)" = "$$want" ] && \
+	   git -C $(LINUX) rev-parse -q --verify refs/tags/pristine >/dev/null; then \
+		echo "kernel: resetting $(LINUX) to the pristine tree"; \
+		git -C $(LINUX) am --abort >/dev/null 2>&1 || true; \
+		git -C $(LINUX) checkout -q -f -B desksched pristine; \
+		git -C $(LINUX) clean -q -f -d -x -e /.desksched-tarball; \
+	else \
+		echo "kernel: extracting $(TARBALL) into $(LINUX)"; \
+		rm -rf $(LINUX); mkdir -p $(LINUX); \
+		tar -xf $(TARBALL) -C $(LINUX) --strip-components=1; \
+		cd $(LINUX); \
+		git init -q -b desksched; \
+		git config gc.auto 0; \
+		git add -f -A .; \
+		$(GIT_ID) git commit -q -m "pristine $$(basename $(TARBALL))"; \
+		git tag pristine; \
+		echo "$$want" > .desksched-tarball; \
+		cd - >/dev/null; \
+	fi; \
+	for p in $(SERIES_PATCHES); do \
+		if [ ! -f kernel/patches/$$p ]; then \
+			echo "kernel: ERROR: kernel/series names $$p, but kernel/patches/$$p does not exist" >&2; \
+			exit 1; \
+		fi; \
+		echo "kernel: applying $$p"; \
+		if ! $(GIT_ID) git -C $(LINUX) am -q --whitespace=nowarn $(abspath kernel/patches)/$$p; then \
+			echo "kernel: ERROR: patch $$p does not apply (tree left in $(LINUX) for inspection)" >&2; \
+			git -C $(LINUX) am --abort >/dev/null 2>&1 || true; \
+			exit 1; \
+		fi; \
+	done; \
+	touch $@
+
+# ---------------------------------------------------------------- kernel config
+FRAGMENT_LIST := $(KBUILD)/.desksched-fragments
+
+# Rewritten only when the list of fragments changes.
+$(FRAGMENT_LIST): FORCE
+	@mkdir -p $(KBUILD)
+	@echo "$(FRAGMENT)" | cmp -s - $@ || echo "$(FRAGMENT)" > $@
+
+$(KBUILD)/.config: $(LINUX_STAMP) $(FRAGMENT) $(FRAGMENT_LIST)
+	@mkdir -p $(KBUILD)
+	$(KMAKE) -s tinyconfig
+	$(LINUX)/scripts/kconfig/merge_config.sh -m -O $(KBUILD) $(KBUILD)/.config $(FRAGMENT) >$(KBUILD)/merge_config.log
+	$(KMAKE) -s olddefconfig
+	@# Every CONFIG_ line of the fragments must be in .config as asked.
+	@awk ' \
+	  FNR == NR { have[$$0] = 1; \
+	    if (match($$0, /^CONFIG_[A-Za-z0-9_]+=/)) set[substr($$0, 1, RLENGTH - 1)] = 1; next } \
+	  /^CONFIG_[A-Za-z0-9_]+=/ { n = index($$0, "="); want[substr($$0, 1, n - 1)] = $$0; next } \
+	  /^# CONFIG_[A-Za-z0-9_]+ is not set/ { want[$$2] = "n"; next } \
+	  END { bad = 0; \
+	    for (s in want) { \
+	      if (want[s] == "n") { if (s in set) { print "  " s " is not set (.config has it set)"; bad = 1 } } \
+	      else if (!(want[s] in have)) { print "  " want[s] " (.config: " (s in set ? "another value" : "not set") ")"; bad = 1 } \
+	    } exit bad }' \
+	  $(KBUILD)/.config $(FRAGMENT) > $(KBUILD)/.config-missing || { \
+	    echo "kernel: ERROR: options of $(FRAGMENT) missing from $(KBUILD)/.config" \
+	         "(typo, or a dependency not enabled):" >&2; \
+	    sort $(KBUILD)/.config-missing >&2; \
+	    mv $(KBUILD)/.config $(KBUILD)/.config.rejected; exit 1; }
+	@echo "kernel: $(KBUILD)/.config has every option of $(FRAGMENT)"
+
+kernel-config: $(KBUILD)/.config
+
+# ---------------------------------------------------------------- kernel build
+kernel: $(KBUILD)/.config
+	@inst=$$(dpkg-query -W -f='$${Version}' $(SRC_PKG) 2>/dev/null || echo none); \
+	tested=$$(cat kernel/tested-version 2>/dev/null || echo unknown); \
+	if [ "$$inst" != "$$tested" ]; then \
+		echo "kernel: WARNING: installed $(SRC_PKG) is $$inst, but the series is tested on $$tested (kernel/tested-version)"; \
+	fi
+	$(KMAKE) -j$(NPROC) bzImage
+	@cmp -s $(KBUILD)/arch/x86/boot/bzImage $(BZIMAGE) || cp $(KBUILD)/arch/x86/boot/bzImage $(BZIMAGE)
+	@echo "kernel: $(BZIMAGE) ($$(cat $(KBUILD)/include/config/kernel.release))"
+
+# ---------------------------------------------------------------- tools
+tools: $(TOOL_BINS)
+
+$(BUILD)/tools/%: tools/%.c $(LIB_SRCS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	gcc $(CFLAGS_TOOLS) -I tools/lib -o $@ $< $(LIB_SRCS) -lm
+
+# ---------------------------------------------------------------- guest tests
+$(HEADERS_STAMP): $(KBUILD)/.config
+	$(KMAKE) -s headers
+	@touch $@
+
+guest-tests: $(GUEST_BINS)
+
+$(BUILD)/tests/%: tests/guest/%.c $(LIB_SRCS) $(LIB_HDRS) $(LINUX_STAMP) $(HEADERS_STAMP)
+	@mkdir -p $(@D)
+	gcc $(CFLAGS_GUEST) -o $@ $< $(LIB_SRCS) -lm
+
+# ---------------------------------------------------------------- initramfs
+initramfs: tools guest-tests
+	tests/host/mkinitramfs $(INITRAMFS)
+
+# ---------------------------------------------------------------- tests
+test: kernel tools guest-tests initramfs
+	tests/host/run-tests
+
+demo bench: kernel tools guest-tests initramfs
+	VERBOSE=1 tests/host/run-qemu $@
+
+shell: kernel tools guest-tests initramfs
+	tests/host/run-qemu --shell
+
+# checkpatch --strict over the series; fails on any ERROR, WARNING or CHECK.
+check: $(LINUX_STAMP)
+	@bad=0; n=0; \
+	for p in $(SERIES_PATCHES); do \
+		n=$$((n + 1)); \
+		out=$$(cd $(LINUX) && scripts/checkpatch.pl --strict --no-summary --terse \
+			--show-types $(abspath kernel/patches)/$$p 2>&1); rc=$$?; \
+		if [ $$rc -ne 0 ] || echo "$$out" | grep -qE '(ERROR|WARNING|CHECK):'; then \
+			echo "check: $$p:"; echo "$$out" | sed 's/^/  /'; bad=$$((bad + 1)); \
+		else \
+			echo "check: $$p: clean"; \
+		fi; \
+	done; \
+	echo "check: $$n patches, $$bad with checkpatch findings"; \
+	[ $$bad -eq 0 ]
+
+clean:
+	rm -rf $(LINUX) $(BUILD)/kbuild $(BUILD)/kbuild-* $(BUILD)/bzImage $(BUILD)/bzImage-* \
+		$(BUILD)/tools $(BUILD)/tests $(BUILD)/initramfs* $(BUILD)/logs
+
+distclean:
+	rm -rf $(BUILD)
+
+FORCE:
