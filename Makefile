@@ -204,11 +204,15 @@ initramfs: tools guest-tests
 	tests/host/mkinitramfs $(INITRAMFS)
 
 # ---------------------------------------------------------------- tests
-test: kernel tools guest-tests initramfs
+# deps first: these are the commands a newcomer runs on a fresh machine.
+test: deps
+	$(MAKE) kernel tools guest-tests initramfs
 	tests/host/run-tests
 
-demo bench: kernel tools guest-tests initramfs
-	VERBOSE=1 tests/host/run-qemu $@
+# Booted with noautogroup so that plain CFS is the baseline.
+demo bench: deps
+	$(MAKE) kernel tools guest-tests initramfs
+	VERBOSE=1 tests/host/run-qemu $@ noautogroup
 
 shell: kernel tools guest-tests initramfs
 	tests/host/run-qemu --shell
