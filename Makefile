@@ -56,7 +56,7 @@ PATCHES     := $(wildcard kernel/patches/*)
 # Patches named by kernel/series, in order (quilt style).
 SERIES_PATCHES = $(shell sed -e 's/\#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]].*//' kernel/series 2>/dev/null | grep -v '^$$')
 
-CFLAGS_TOOLS := -static -O2 -Wall -Wextra -Werror -D_GNU_SOURCE
+CFLAGS_TOOLS := -static -O2 -Wall -Wextra -Werror
 LIB_SRCS     := $(wildcard tools/lib/*.c)
 LIB_HDRS     := $(wildcard tools/lib/*.h)
 TOOL_SRCS    := $(wildcard tools/*.c)
@@ -65,8 +65,11 @@ TOOL_BINS    := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 # Guest tests: kselftest_harness.h from the tree, the patched tree's uapi
 # headers before the host's (like the kernel's own selftests do).
 KHDR         := $(KBUILD)/usr/include
-CFLAGS_GUEST := -static -O2 -Wall -D_GNU_SOURCE -pthread \
-	-I $(LINUX)/tools/testing/selftests -I tools/lib -isystem $(KHDR)
+CFLAGS_GUEST := -static -O2 -Wall -Wextra -Werror -pthread \
+	-I $(LINUX)/tools/testing/selftests -I tools/lib -I tests/guest/lib \
+	-isystem $(KHDR)
+GUEST_LIB_SRCS := $(wildcard tests/guest/lib/*.c)
+GUEST_LIB_HDRS := $(wildcard tests/guest/lib/*.h)
 GUEST_SRCS   := $(wildcard tests/guest/*.c)
 GUEST_BINS   := $(patsubst tests/guest/%.c,$(BUILD)/tests/%,$(GUEST_SRCS))
 HEADERS_STAMP := $(KBUILD)/.desksched-headers
@@ -195,9 +198,10 @@ $(HEADERS_STAMP): $(KBUILD)/.config
 
 guest-tests: $(GUEST_BINS)
 
-$(BUILD)/tests/%: tests/guest/%.c $(LIB_SRCS) $(LIB_HDRS) $(LINUX_STAMP) $(HEADERS_STAMP)
+$(BUILD)/tests/%: tests/guest/%.c $(LIB_SRCS) $(LIB_HDRS) $(GUEST_LIB_SRCS) \
+		$(GUEST_LIB_HDRS) $(LINUX_STAMP) $(HEADERS_STAMP)
 	@mkdir -p $(@D)
-	gcc $(CFLAGS_GUEST) -o $@ $< $(LIB_SRCS) -lm
+	gcc $(CFLAGS_GUEST) -o $@ $< $(LIB_SRCS) $(GUEST_LIB_SRCS) -lm
 
 # ---------------------------------------------------------------- initramfs
 initramfs: tools guest-tests

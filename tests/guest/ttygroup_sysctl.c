@@ -233,12 +233,17 @@ TEST_F(sysctl, runtime_flip_share)
 	}
 }
 
-/* Everything but 0 and 1 is EINVAL, and the value stays as it was. */
+/*
+ * Everything but 0 and 1 is EINVAL, and the value stays as it was. The
+ * empty value is what `echo "" >` writes, "\n": a write(2) of 0 bytes
+ * is a no-op that succeeds for every proc_douintvec sysctl, so for it
+ * only the value is checked.
+ */
 TEST_F(sysctl, bad_values)
 {
 	static const char *const bad[] = {
-		"2", "-1", "abc", "1abc", "", "\n", "2\n", " ", "10",
-		"4294967297", "1x",
+		"2", "-1", "abc", "1abc", "\n", "2\n", " ", "10",
+		"4294967297", "1x", "-0",
 	};
 	static const char *const good[] = { "0", "1", "0\n", "1\n", " 1\n" };
 	unsigned int i;
@@ -255,6 +260,9 @@ TEST_F(sysctl, bad_values)
 			EXPECT_EQ(-EINVAL, ret);
 			EXPECT_EQ(start, tt_sysctl_get());
 		}
+		ret = tt_write_file(TT_SYSCTL, "", 0);
+		EXPECT_TRUE(ret == 0 || ret == -EINVAL);
+		EXPECT_EQ(start, tt_sysctl_get());
 	}
 	/* The same path does accept the valid values. */
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {

@@ -23,8 +23,12 @@
 
 #define TT_SYSCTL	"/proc/sys/kernel/sched_tty_sched_enabled"
 #define TT_AUTOGROUP_SYSCTL "/proc/sys/kernel/sched_autogroup_enabled"
+#ifndef TT_GROUPS
 #define TT_GROUPS	"/sys/kernel/debug/sched/ttygroups"
+#endif
+#ifndef TT_SCHED_DEBUG
 #define TT_SCHED_DEBUG	"/sys/kernel/debug/sched/debug"
+#endif
 #define TT_CGROOT	"/sys/fs/cgroup"
 #define TT_CGROUP	"/sys/fs/cgroup/dstest"
 
