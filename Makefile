@@ -17,17 +17,22 @@
 #   make kernel KBUILD=build/kbuild-debug BZIMAGE=build/bzImage-debug \
 #        FRAGMENT="kernel/desksched.config kernel/debug.config"
 # FRAGMENT may name several fragments; later ones override earlier ones.
+# LINUX (the source tree) and SERIES (the patch list) can be changed too,
+# e.g. a kernel without the series, in its own tree:
+#   make kernel LINUX=build/linux-vanilla SERIES=/dev/null KBUILD=build/kbuild-vanilla \
+#        BZIMAGE=build/bzImage-vanilla FRAGMENT=vanilla.config
 
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
 # Our command-line variables (KBUILD, FRAGMENT, ...) must not leak into the
-# kernel's own make.
+# kernel's own make; our own recursive makes get them back from SUBVARS.
 MAKEOVERRIDES :=
 
 BUILD      := build
-LINUX      := $(BUILD)/linux
+LINUX      ?= $(BUILD)/linux
+SERIES     ?= kernel/series
 KBUILD     ?= $(BUILD)/kbuild
 FRAGMENT   ?= kernel/desksched.config
 BZIMAGE    ?= $(BUILD)/bzImage
@@ -37,7 +42,7 @@ NPROC      := $(shell nproc)
 
 DEB_PACKAGES := build-essential bc bison flex libelf-dev libssl-dev cpio \
 	xz-utils qemu-system-x86 busybox-static linux-source-6.12 ccache \
-	rt-tests stress-ng util-linux sparse
+	rt-tests stress-ng util-linux sparse python3-ply python3-git
 
 ifneq ($(shell command -v ccache 2>/dev/null),)
 KCC := ccache gcc
@@ -54,7 +59,7 @@ LINUX_STAMP := $(LINUX)/.desksched-applied
 PATCHES     := $(wildcard kernel/patches/*)
 
 # Patches named by kernel/series, in order (quilt style).
-SERIES_PATCHES = $(shell sed -e 's/\#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]].*//' kernel/series 2>/dev/null | grep -v '^$$')
+SERIES_PATCHES = $(shell sed -e 's/\#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]].*//' $(SERIES) 2>/dev/null | grep -v '^$$')
 
 CFLAGS_TOOLS := -static -O2 -Wall -Wextra -Werror
 LIB_SRCS     := $(wildcard tools/lib/*.c)
@@ -75,6 +80,8 @@ GUEST_BINS   := $(patsubst tests/guest/%.c,$(BUILD)/tests/%,$(GUEST_SRCS))
 HEADERS_STAMP := $(KBUILD)/.desksched-headers
 
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
+
+SUBVARS = LINUX="$(LINUX)" SERIES="$(SERIES)" KBUILD="$(KBUILD)" FRAGMENT="$(FRAGMENT)" BZIMAGE="$(BZIMAGE)" TARBALL="$(TARBALL)"
 
 .PHONY: all deps kernel kernel-config tools guest-tests initramfs test \
 	demo bench shell check clean distclean FORCE
@@ -104,8 +111,17 @@ deps:
 GIT_ID := GIT_AUTHOR_NAME=desksched GIT_AUTHOR_EMAIL=desksched@localhost \
 	GIT_COMMITTER_NAME=desksched GIT_COMMITTER_EMAIL=desksched@localhost
 
-$(LINUX_STAMP): $(TARBALL) kernel/series $(PATCHES)
-	@set -e; \
+# Kernel steps take $(KLOCK): two makes in one work tree (two sessions, or
+# `make test` beside `make kernel`) would otherwise corrupt $(KBUILD).
+# After the wait, a step re-checks whether the other make already did it.
+KLOCK      := $(BUILD)/.kernel.lock
+TAKE_KLOCK  = mkdir -p $(BUILD); exec 9>>$(KLOCK); \
+	flock -n 9 || { echo "kernel: waiting for another make in this tree ($(KLOCK))"; flock 9; }
+UP_TO_DATE  = [ -e $@ ] && [ -z "$$(find $^ -newer $@ 2>/dev/null)" ]
+
+$(LINUX_STAMP): $(TARBALL) $(SERIES) $(PATCHES)
+	@set -e; $(TAKE_KLOCK); \
+	if $(UP_TO_DATE); then exit 0; fi; \
 	want=$$(stat -c '%s %Y' $(TARBALL)); \
 	if [ -d $(LINUX)/.git ] && [ "$$(cat $(LINUX)/.desksched-tarball 2>/dev/null)" = "$$want" ] && \
 	   git -C $(LINUX) rev-parse -q --verify refs/tags/pristine >/dev/null; then \
@@ -128,7 +144,7 @@ $(LINUX_STAMP): $(TARBALL) kernel/series $(PATCHES)
 	fi; \
 	for p in $(SERIES_PATCHES); do \
 		if [ ! -f kernel/patches/$$p ]; then \
-			echo "kernel: ERROR: kernel/series names $$p, but kernel/patches/$$p does not exist" >&2; \
+			echo "kernel: ERROR: $(SERIES) names $$p, but kernel/patches/$$p does not exist" >&2; \
 			exit 1; \
 		fi; \
 		echo "kernel: applying $$p"; \
@@ -149,12 +165,15 @@ $(FRAGMENT_LIST): FORCE
 	@echo "$(FRAGMENT)" | cmp -s - $@ || echo "$(FRAGMENT)" > $@
 
 $(KBUILD)/.config: $(LINUX_STAMP) $(FRAGMENT) $(FRAGMENT_LIST)
-	@mkdir -p $(KBUILD)
-	$(KMAKE) -s tinyconfig
-	$(LINUX)/scripts/kconfig/merge_config.sh -m -O $(KBUILD) $(KBUILD)/.config $(FRAGMENT) >$(KBUILD)/merge_config.log
-	$(KMAKE) -s olddefconfig
-	@# Every CONFIG_ line of the fragments must be in .config as asked.
-	@awk ' \
+	@set -e; $(TAKE_KLOCK); \
+	if $(UP_TO_DATE); then exit 0; fi; \
+	mkdir -p $(KBUILD); \
+	echo "kernel: tinyconfig + $(FRAGMENT) -> $(KBUILD)/.config"; \
+	$(KMAKE) -s tinyconfig; \
+	$(LINUX)/scripts/kconfig/merge_config.sh -m -O $(KBUILD) $(KBUILD)/.config $(FRAGMENT) >$(KBUILD)/merge_config.log; \
+	$(KMAKE) -s olddefconfig; \
+	: Every CONFIG_ line of the fragments must be in .config as asked.; \
+	awk ' \
 	  FNR == NR { have[$$0] = 1; \
 	    if (match($$0, /^CONFIG_[A-Za-z0-9_]+=/)) set[substr($$0, 1, RLENGTH - 1)] = 1; next } \
 	  /^CONFIG_[A-Za-z0-9_]+=/ { n = index($$0, "="); want[substr($$0, 1, n - 1)] = $$0; next } \
@@ -168,8 +187,8 @@ $(KBUILD)/.config: $(LINUX_STAMP) $(FRAGMENT) $(FRAGMENT_LIST)
 	    echo "kernel: ERROR: options of $(FRAGMENT) missing from $(KBUILD)/.config" \
 	         "(typo, or a dependency not enabled):" >&2; \
 	    sort $(KBUILD)/.config-missing >&2; \
-	    mv $(KBUILD)/.config $(KBUILD)/.config.rejected; exit 1; }
-	@echo "kernel: $(KBUILD)/.config has every option of $(FRAGMENT)"
+	    mv $(KBUILD)/.config $(KBUILD)/.config.rejected; exit 1; }; \
+	echo "kernel: $(KBUILD)/.config has every option of $(FRAGMENT)"
 
 kernel-config: $(KBUILD)/.config
 
@@ -180,9 +199,13 @@ kernel: $(KBUILD)/.config
 	if [ "$$inst" != "$$tested" ]; then \
 		echo "kernel: WARNING: installed $(SRC_PKG) is $$inst, but the series is tested on $$tested (kernel/tested-version)"; \
 	fi
-	$(KMAKE) -j$(NPROC) bzImage
-	@cmp -s $(KBUILD)/arch/x86/boot/bzImage $(BZIMAGE) || cp $(KBUILD)/arch/x86/boot/bzImage $(BZIMAGE)
-	@echo "kernel: $(BZIMAGE) ($$(cat $(KBUILD)/include/config/kernel.release))"
+	@set -e; $(TAKE_KLOCK); \
+	echo "$(KMAKE) -j$(NPROC) bzImage"; \
+	$(KMAKE) -j$(NPROC) bzImage; \
+	if ! cmp -s $(KBUILD)/arch/x86/boot/bzImage $(BZIMAGE); then \
+		cp $(KBUILD)/arch/x86/boot/bzImage $(BZIMAGE).tmp; mv -f $(BZIMAGE).tmp $(BZIMAGE); \
+	fi; \
+	echo "kernel: $(BZIMAGE) ($$(cat $(KBUILD)/include/config/kernel.release))"
 
 # ---------------------------------------------------------------- tools
 tools: $(TOOL_BINS)
@@ -193,8 +216,10 @@ $(BUILD)/tools/%: tools/%.c $(LIB_SRCS) $(LIB_HDRS)
 
 # ---------------------------------------------------------------- guest tests
 $(HEADERS_STAMP): $(KBUILD)/.config
-	$(KMAKE) -s headers
-	@touch $@
+	@set -e; $(TAKE_KLOCK); \
+	if $(UP_TO_DATE); then exit 0; fi; \
+	$(KMAKE) -s headers; \
+	touch $@
 
 guest-tests: $(GUEST_BINS)
 
@@ -210,23 +235,24 @@ initramfs: tools guest-tests
 # ---------------------------------------------------------------- tests
 # deps first: these are the commands a newcomer runs on a fresh machine.
 test: deps
-	$(MAKE) kernel tools guest-tests initramfs
-	tests/host/run-tests
+	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
+	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) tests/host/run-tests
 
 # Booted with noautogroup so that plain CFS is the baseline.
 demo bench: deps
-	$(MAKE) kernel tools guest-tests initramfs
-	VERBOSE=1 tests/host/run-qemu $@ noautogroup
+	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
+	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) VERBOSE=1 tests/host/run-qemu $@ noautogroup
 
 shell: kernel tools guest-tests initramfs
-	tests/host/run-qemu --shell
+	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) tests/host/run-qemu --shell
 
 # checkpatch --strict over the series; fails on any ERROR, WARNING or CHECK.
+# /usr/bin first: spdxcheck.py needs Debian's python3 (python3-ply, python3-git).
 check: $(LINUX_STAMP)
 	@bad=0; n=0; \
 	for p in $(SERIES_PATCHES); do \
 		n=$$((n + 1)); \
-		out=$$(cd $(LINUX) && scripts/checkpatch.pl --strict --no-summary --terse \
+		out=$$(cd $(LINUX) && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict --no-summary --terse \
 			--show-types $(abspath kernel/patches)/$$p 2>&1); rc=$$?; \
 		if [ $$rc -ne 0 ] || echo "$$out" | grep -qE '(ERROR|WARNING|CHECK):'; then \
 			echo "check: $$p:"; echo "$$out" | sed 's/^/  /'; bad=$$((bad + 1)); \
