@@ -7,39 +7,7 @@
 # Each binary prints its own KTAP. After each one the suite puts back what
 # a test killed by its timeout (which skips the fixture teardown) may have
 # left: the sysctl's boot value and the test cgroup.
-SYSCTL=/proc/sys/kernel/sched_tty_sched_enabled
-CG=/sys/fs/cgroup/dstest
-T=/tests
-
-boot=1
-for w in $(cat /proc/cmdline); do
-	case $w in ttysched=0) boot=0 ;; ttysched=1) boot=1 ;; esac
-done
-fail=0
-
-run() {
-	bin=$1
-	shift
-	if [ ! -x "$T/$bin" ]; then
-		echo "# suite: $T/$bin missing"
-		fail=1
-		return
-	fi
-	"$T/$bin" "$@" || fail=1
-	if [ "$(cat $SYSCTL 2>/dev/null)" != "$boot" ]; then
-		echo "# suite: $bin left $SYSCTL at $(cat $SYSCTL 2>/dev/null), restoring $boot"
-		echo $boot > $SYSCTL
-		fail=1
-	fi
-	if [ -d $CG ]; then
-		echo "# suite: $bin left $CG behind, removing it"
-		for p in $(cat $CG/cgroup.procs 2>/dev/null); do
-			echo $p > /sys/fs/cgroup/cgroup.procs 2>/dev/null
-		done
-		rmdir $CG 2>/dev/null
-		fail=1
-	fi
-}
+. /suites/lib.sh
 
 run ttygroup_sysctl -t boot_value -t boot_value_applies -t runtime_flip_moves
 run ttygroup_proc -t read_format -t no_ctty_session
