@@ -337,6 +337,31 @@ int tt_fallback_group(pid_t pid, char *out)
 
 /* ---- ptys ----------------------------------------------------------- */
 
+/*
+ * Masters a test left open keep their tty, and so its group, alive:
+ * teardown closes them before it looks for leaked groups.
+ */
+#define TT_MAX_PTYS	64
+static int open_masters[TT_MAX_PTYS];
+static int n_open_masters;
+
+static void forget_master(int fd)
+{
+	int i;
+
+	for (i = 0; i < n_open_masters; i++)
+		if (open_masters[i] == fd) {
+			open_masters[i] = open_masters[--n_open_masters];
+			return;
+		}
+}
+
+static void close_all_masters(void)
+{
+	while (n_open_masters)
+		close(open_masters[--n_open_masters]);
+}
+
 int tt_pty_open(struct tt_pty *p)
 {
 	int err;
@@ -356,13 +381,21 @@ int tt_pty_open(struct tt_pty *p)
 	snprintf(p->name, sizeof(p->name), "pts%d", p->num);
 	snprintf(p->group, sizeof(p->group), "/ttygroup-pts%d", p->num);
 	snprintf(p->line, sizeof(p->line), "/ttygroup-pts%d nice 0\n", p->num);
+	if (n_open_masters == TT_MAX_PTYS) {
+		close(p->master);
+		p->master = -1;
+		return -EMFILE;
+	}
+	open_masters[n_open_masters++] = p->master;
 	return 0;
 }
 
 void tt_pty_close(struct tt_pty *p)
 {
-	if (p->master >= 0)
+	if (p->master >= 0) {
+		forget_master(p->master);
 		close(p->master);
+	}
 	p->master = -1;
 }
 
@@ -730,6 +763,7 @@ int tt_teardown(struct tt_state *st, char *err, size_t errlen)
 
 	err[0] = '\0';
 	tt_kill_all();
+	close_all_masters();
 
 	if (!stat(TT_CGROUP, &sb)) {
 		/* Anything still in there goes back to the root cgroup. */
