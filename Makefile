@@ -123,6 +123,14 @@ $(LINUX_STAMP): $(TARBALL) $(SERIES) $(PATCHES)
 	@set -e; $(TAKE_KLOCK); \
 	if $(UP_TO_DATE); then exit 0; fi; \
 	want=$$(stat -c '%s %Y' $(TARBALL)); \
+	: A tree with work of its own is never reset or removed.; \
+	if [ -d $(LINUX)/.git ] && { [ ! -e $(LINUX)/.desksched-tarball ] || \
+	   [ -n "$$(git -C $(LINUX) status --porcelain --untracked-files=no)" ] || \
+	   git -C $(LINUX) log --format=%ce pristine..HEAD 2>/dev/null | grep -qv '^desksched@localhost$$'; }; then \
+		echo "kernel: ERROR: $(LINUX) has commits or changes that make did not make;" \
+		     "not resetting it (point LINUX elsewhere, or remove it yourself)" >&2; \
+		exit 1; \
+	fi; \
 	if [ -d $(LINUX)/.git ] && [ "$$(cat $(LINUX)/.desksched-tarball 2>/dev/null)" = "$$want" ] && \
 	   git -C $(LINUX) rev-parse -q --verify refs/tags/pristine >/dev/null; then \
 		echo "kernel: resetting $(LINUX) to the pristine tree"; \

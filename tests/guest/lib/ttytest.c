@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ttytest.h"
+#include "dltest.h"
 
 /* ---- files ---------------------------------------------------------- */
 
@@ -904,6 +905,63 @@ static pid_t spawn_spinner(int cpu)
 		;
 }
 
+char **tt_exec_argv;
+static unsigned int dl_flags;
+
+struct dl_thread_req {
+	int runtime_us;
+	int report;		/* write end of the result pipe */
+};
+
+static void *dl_thread(void *arg)
+{
+	struct dl_thread_req *req = arg;
+	int ret = dt_set_dl(0, req->runtime_us * 1000ULL, 100 * DT_MS,
+			    dl_flags);
+
+	if (write(req->report, &ret, sizeof(ret)) != sizeof(ret) || ret)
+		return NULL;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Start @n threads that each ask for SCHED_DEADLINE; how many got it. */
+static int start_dl_threads(int n, int runtime_us)
+{
+	struct dl_thread_req req = { .runtime_us = runtime_us };
+	int i, got = 0, ret, fds[2];
+	pthread_t th;
+
+	if (pipe(fds))
+		return -errno;
+	req.report = fds[1];
+	for (i = 0; i < n; i++) {
+		ret = -pthread_create(&th, NULL, dl_thread, &req);
+		if (!ret && read(fds[0], &ret, sizeof(ret)) != sizeof(ret))
+			ret = -EIO;
+		if (ret && ret != -EBUSY) {
+			got = ret;
+			break;
+		}
+		got += !ret;
+	}
+	close(fds[0]);
+	close(fds[1]);
+	return got;
+}
+
+static pid_t fork_sleeper(void)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid)
+		return pid;
+	child_init(0, parent);
+	for (;;)
+		pause();
+}
+
 static int tty_nr_self(void)
 {
 	char buf[1024], *p;
@@ -1030,6 +1088,36 @@ static void __attribute__((noreturn)) agent_main(int self)
 			_exit(m.a);
 		case TT_OP_GETTTY:
 			ret = tty_nr_self();
+			break;
+		case TT_OP_DLFLAGS:
+			dl_flags = m.a;
+			break;
+		case TT_OP_DL:
+			ret = dt_set_dl(0, m.a * 1000ULL, m.b * 1000ULL,
+					dl_flags);
+			break;
+		case TT_OP_OTHER:
+			ret = dt_set_other(0);
+			break;
+		case TT_OP_DLTHREADS:
+			ret = start_dl_threads(m.a, m.b);
+			break;
+		case TT_OP_SETRESUID:
+			ret = setresuid(m.a, m.a, m.b) ? -errno : 0;
+			break;
+		case TT_OP_FORKSLEEP:
+			pid = fork_sleeper();
+			if (pid < 0) {
+				ret = -errno;
+				break;
+			}
+			tt_register(pid);
+			ret = pid;
+			break;
+		case TT_OP_EXEC:
+			if (tt_exec_argv)
+				execv(tt_exec_argv[0], tt_exec_argv);
+			ret = -errno;
 			break;
 		default:
 			ret = -EINVAL;

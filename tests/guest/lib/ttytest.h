@@ -169,7 +169,18 @@ enum tt_op {
 	TT_OP_SYSCTL,		/* write a to the sysctl */
 	TT_OP_EXIT,		/* _exit(a), no reply */
 	TT_OP_GETTTY,		/* ret: tty_nr of self from /proc/self/stat */
+	TT_OP_DLFLAGS,		/* sched_flags of the next DL and DLTHREADS */
+	TT_OP_DL,		/* SCHED_DEADLINE: runtime a us, period b us */
+	TT_OP_OTHER,		/* back to SCHED_OTHER */
+	TT_OP_DLTHREADS,	/* a sleeping threads of b us every 100 ms;
+				 * ret: how many got SCHED_DEADLINE */
+	TT_OP_SETRESUID,	/* setresuid(a, a, b) */
+	TT_OP_FORKSLEEP,	/* fork a sleeping child; ret its pid */
+	TT_OP_EXEC,		/* execv(tt_exec_argv); replies only on error */
 };
+
+/* What TT_OP_EXEC runs: set it before forking the agents. */
+extern char **tt_exec_argv;
 
 #define TT_NO_PDEATHSIG	1
 

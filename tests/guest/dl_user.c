@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHED_DEADLINE for unprivileged users (CONFIG_SCHED_DEADLINE_USER):
+ * admission under the per-uid and the global cap, isolation between uids,
+ * the knobs, what unprivileged tasks may not ask for, and exact accounting
+ * on every way a reservation ends or changes hands.
+ *
+ * Reservations use periods of 100 ms and tasks that sleep: nothing here
+ * depends on timing. The fixture checks on every exit path that no uid is
+ * left in /proc/sched_deadline_users and that the root domain's total_bw
+ * is back to its value before the test.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tt_harness.h"
+#include "ttytest.h"
+#include "dltest.h"
+
+#define PERIOD_US	100000
+#define U1		TT_UID1
+#define U2		TT_UID2
+
+DT_FIXTURE(dl_user);
+
+/* Agent @i, dropped to @uid (0: stays root). */
+static int start_as(struct __test_metadata *_metadata, int i, uid_t uid)
+{
+	ASSERT_LT(0, tt_agent_start(i, 0));
+	if (uid)
+		ASSERT_EQ(0, tt_cmd(i, TT_OP_DROP, uid, 0));
+	return 0;
+}
+
+/* Reserve @pct percent of one CPU every 100 ms in agent @i. */
+static int reserve(int i, int pct)
+{
+	return tt_cmd(i, TT_OP_DL, pct * PERIOD_US / 100, PERIOD_US);
+}
+
+/* hundredths reserved by @uid as listed, 0 if not listed, -1 on error */
+static int reserved(unsigned int uid)
+{
+	unsigned int res, cap;
+	int ret = dt_user(uid, &res, &cap);
+
+	return ret < 0 ? -1 : ret ? (int)res : 0;
+}
+
+static unsigned int hund(int pct)
+{
+	return dt_hundredths(dt_bw(pct * PERIOD_US / 100 * 1000ULL,
+				   PERIOD_US * 1000ULL));
+}
+
+static int64_t bw_of(int pct)
+{
+	return dt_bw(pct * PERIOD_US / 100 * 1000ULL, PERIOD_US * 1000ULL);
+}
+
+/* The defaults, and only 0..100 * possible CPUs as a decimal number. */
+TEST_F(dl_user, knobs_validated)
+{
+	static const char *const bad[] = {
+		"-1\n", "abc\n", "\n", "1.5\n", "99999999999999999999\n",
+		"4294967296\n",
+	};
+	const char *knobs[] = { DT_USER_PCT, DT_UNPRIV_PCT };
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF), max = 100 * ncpus;
+	char buf[32];
+	unsigned int i, k;
+
+	ASSERT_EQ(30, self->dt.user_pct);
+	ASSERT_EQ(50, self->dt.unpriv_pct);
+	for (k = 0; k < 2; k++) {
+		long before = dt_knob_get(knobs[k]);
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			EXPECT_EQ(-EINVAL, dt_knob_write(knobs[k], bad[i]))
+				TH_LOG("%s accepted %s", knobs[k], bad[i]);
+			EXPECT_EQ(before, dt_knob_get(knobs[k]));
+		}
+		snprintf(buf, sizeof(buf), "%ld\n", max + 1);
+		EXPECT_EQ(-EINVAL, dt_knob_write(knobs[k], buf));
+		EXPECT_EQ(before, dt_knob_get(knobs[k]));
+		ASSERT_EQ(0, dt_knob_set(knobs[k], max));
+		EXPECT_EQ(max, dt_knob_get(knobs[k]));
+		ASSERT_EQ(0, dt_knob_set(knobs[k], 0));
+		EXPECT_EQ(0, dt_knob_get(knobs[k]));
+		ASSERT_EQ(0, dt_knob_set(knobs[k], before));
+	}
+}
+
+/*
+ * A plain user gets a reservation, listed under its uid with the cap;
+ * the root domain's total grows by exactly that bandwidth.
+ */
+TEST_F(dl_user, unprivileged_admitted)
+{
+	unsigned int res, cap;
+	pid_t pid;
+
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	pid = tt_agent(0)->pid;
+	ASSERT_EQ(0, reserve(0, 5));
+	ASSERT_EQ(SCHED_DEADLINE, dt_policy(pid));
+	ASSERT_EQ(1, dt_user(U1, &res, &cap));
+	EXPECT_EQ(500U, res);
+	EXPECT_EQ(3000U, cap);
+	EXPECT_EQ(1, dt_users_count());
+	EXPECT_EQ(self->dt.base_total_bw + bw_of(5),
+		  dt_total_bw_wait(self->dt.base_total_bw + bw_of(5), 2));
+}
+
+/* Over the per-uid cap: EBUSY, and nothing changed. */
+TEST_F(dl_user, over_user_cap_refused)
+{
+	int64_t total;
+
+	ASSERT_EQ(0, tt_agents_init(2));
+	start_as(_metadata, 0, U1);
+	start_as(_metadata, 1, U1);
+	ASSERT_EQ(0, reserve(0, 25));
+	total = dt_total_bw();
+	ASSERT_EQ(-EBUSY, reserve(1, 10));
+	EXPECT_EQ(SCHED_OTHER, dt_policy(tt_agent(1)->pid));
+	EXPECT_EQ((int)hund(25), reserved(U1));
+	EXPECT_EQ(total, dt_total_bw());
+	/* What is left still fits. */
+	ASSERT_EQ(0, reserve(1, 5));
+	EXPECT_EQ((int)hund(25) + (int)hund(5), reserved(U1));
+}
+
+/* One uid at its cap does not stop another. */
+TEST_F(dl_user, users_isolated)
+{
+	ASSERT_EQ(0, dt_knob_set(DT_UNPRIV_PCT, 100));
+	ASSERT_EQ(0, tt_agents_init(3));
+	start_as(_metadata, 0, U1);
+	start_as(_metadata, 1, U1);
+	start_as(_metadata, 2, U2);
+	ASSERT_EQ(0, reserve(0, 30));
+	ASSERT_EQ(-EBUSY, reserve(1, 1));
+	ASSERT_EQ(0, reserve(2, 30));
+	EXPECT_EQ((int)hund(30), reserved(U1));
+	EXPECT_EQ((int)hund(30), reserved(U2));
+}
+
+/* The sum over all uids is capped too. */
+TEST_F(dl_user, global_cap)
+{
+	ASSERT_EQ(0, dt_knob_set(DT_UNPRIV_PCT, 40));
+	ASSERT_EQ(0, tt_agents_init(3));
+	start_as(_metadata, 0, U1);
+	start_as(_metadata, 1, U2);
+	start_as(_metadata, 2, U2);
+	ASSERT_EQ(0, reserve(0, 30));
+	ASSERT_EQ(-EBUSY, reserve(1, 20));
+	EXPECT_EQ(0, reserved(U2));
+	ASSERT_EQ(0, reserve(2, 10));
+	EXPECT_EQ((int)hund(10), reserved(U2));
+}
+
+/* A cap of 0 turns unprivileged use off: EPERM, as on a stock kernel. */
+TEST_F(dl_user, disabled_by_zero)
+{
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	ASSERT_EQ(0, dt_knob_set(DT_USER_PCT, 0));
+	EXPECT_EQ(-EPERM, reserve(0, 5));
+	ASSERT_EQ(0, dt_knob_set(DT_USER_PCT, self->dt.user_pct));
+	ASSERT_EQ(0, dt_knob_set(DT_UNPRIV_PCT, 0));
+	EXPECT_EQ(-EPERM, reserve(0, 5));
+	ASSERT_EQ(0, dt_knob_set(DT_UNPRIV_PCT, self->dt.unpriv_pct));
+	EXPECT_EQ(0, reserve(0, 5));
+}
+
+/* Root keeps mainline semantics: admitted, not charged, not capped. */
+TEST_F(dl_user, privileged_not_charged)
+{
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, 0);
+	ASSERT_EQ(0, reserve(0, 60));
+	EXPECT_EQ(0, dt_users_count());
+	EXPECT_EQ(self->dt.base_total_bw + bw_of(60),
+		  dt_total_bw_wait(self->dt.base_total_bw + bw_of(60), 2));
+}
+
+/*
+ * What an unprivileged task may not ask for: SCHED_FLAG_RECLAIM, periods
+ * under 1 ms (EPERM); invalid parameters stay EINVAL. DL_OVERRUN is fine.
+ */
+TEST_F(dl_user, unprivileged_bounds)
+{
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	ASSERT_EQ(0, tt_cmd(0, TT_OP_DLFLAGS, SCHED_FLAG_RECLAIM, 0));
+	EXPECT_EQ(-EPERM, reserve(0, 5));
+	ASSERT_EQ(0, tt_cmd(0, TT_OP_DLFLAGS, 0, 0));
+	EXPECT_EQ(-EPERM, tt_cmd(0, TT_OP_DL, 100, 999));
+	EXPECT_EQ(-EINVAL, tt_cmd(0, TT_OP_DL, 2000, 1000));
+	EXPECT_EQ(0, dt_users_count());
+	EXPECT_EQ(0, tt_cmd(0, TT_OP_DL, 100, 1000));
+	EXPECT_EQ(1000, reserved(U1));
+	ASSERT_EQ(0, tt_cmd(0, TT_OP_DLFLAGS, SCHED_FLAG_DL_OVERRUN, 0));
+	EXPECT_EQ(0, reserve(0, 5));
+	EXPECT_EQ((int)hund(5), reserved(U1));
+}
+
+/*
+ * Changing runtime: up within the cap, up over it (EBUSY, unchanged),
+ * down; leaving SCHED_DEADLINE drops the charge at once.
+ */
+TEST_F(dl_user, change_and_leave)
+{
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	ASSERT_EQ(0, reserve(0, 10));
+	ASSERT_EQ(0, reserve(0, 20));
+	EXPECT_EQ((int)hund(20), reserved(U1));
+	ASSERT_EQ(-EBUSY, reserve(0, 40));
+	EXPECT_EQ((int)hund(20), reserved(U1));
+	ASSERT_EQ(0, reserve(0, 5));
+	EXPECT_EQ((int)hund(5), reserved(U1));
+	ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
+	EXPECT_EQ(0, dt_users_count());
+	EXPECT_EQ(self->dt.base_total_bw,
+		  dt_total_bw_wait(self->dt.base_total_bw, 3));
+}
+
+/* Exit and SIGKILL both give everything back. */
+TEST_F(dl_user, exit_and_kill)
+{
+	ASSERT_EQ(0, tt_agents_init(2));
+	start_as(_metadata, 0, U1);
+	start_as(_metadata, 1, U1);
+	ASSERT_EQ(0, reserve(0, 10));
+	ASSERT_EQ(0, reserve(1, 10));
+	EXPECT_EQ((int)hund(10) * 2, reserved(U1));
+	tt_cmd(0, TT_OP_EXIT, 0, 0);
+	EXPECT_LE(0, tt_agent_wait(0, 5));
+	EXPECT_EQ((int)hund(10), reserved(U1));
+	ASSERT_EQ(0, kill(tt_agent(1)->pid, SIGKILL));
+	EXPECT_LE(0, tt_agent_wait(1, 5));
+	EXPECT_EQ(0, dt_users_wait_empty(2));
+	EXPECT_EQ(self->dt.base_total_bw,
+		  dt_total_bw_wait(self->dt.base_total_bw, 3));
+}
+
+/* The charge stays with the uid that reserved, whatever setresuid does. */
+TEST_F(dl_user, setresuid_keeps_charge)
+{
+	ASSERT_EQ(0, tt_agents_init(2));
+	start_as(_metadata, 0, 0);
+	/* Unprivileged as U1, with U2 as saved uid to switch to later. */
+	ASSERT_EQ(0, tt_cmd(0, TT_OP_SETRESUID, U1, U2));
+	ASSERT_EQ(0, reserve(0, 20));
+	EXPECT_EQ((int)hund(20), reserved(U1));
+	ASSERT_EQ(0, tt_cmd(0, TT_OP_SETRESUID, U2, U2));
+	EXPECT_EQ((int)hund(20), reserved(U1));
+	EXPECT_EQ(0, reserved(U2));
+	/* U2's own cap is untouched by it. */
+	start_as(_metadata, 1, U2);
+	EXPECT_EQ(0, reserve(1, 30));
+	EXPECT_EQ((int)hund(30), reserved(U2));
+	/* A change by the task, now U2, moves the charge to U2: over cap. */
+	EXPECT_EQ(-EBUSY, reserve(0, 10));
+	EXPECT_EQ((int)hund(20), reserved(U1));
+}
+
+/* Exec of a setuid-root binary keeps the charge until the task dies. */
+TEST_F(dl_user, setuid_exec_keeps_charge)
+{
+	static char *argv[] = { "/tmp/sleep", "1000", NULL };
+	pid_t pid;
+
+	ASSERT_EQ(0, system("cp /bin/busybox /tmp/sleep && chown 0:0 /tmp/sleep && chmod 4755 /tmp/sleep"));
+	tt_exec_argv = argv;
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	pid = tt_agent(0)->pid;
+	ASSERT_EQ(0, reserve(0, 10));
+	/* No reply when exec works: give it a moment, then look. */
+	tt_cmd(0, TT_OP_EXEC, 0, 0);
+	tt_sleep(0.5);
+	EXPECT_EQ(SCHED_DEADLINE, dt_policy(pid));
+	EXPECT_EQ((int)hund(10), reserved(U1));
+	EXPECT_EQ(0, reserved(0));
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	EXPECT_EQ(0, dt_users_wait_empty(3));
+	unlink("/tmp/sleep");
+}
+
+/* However many threads: no more than the cap; all back at exit. */
+TEST_F(dl_user, threads_bounded)
+{
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	EXPECT_EQ(6, tt_cmd(0, TT_OP_DLTHREADS, 10, 5 * PERIOD_US / 100));
+	EXPECT_EQ((int)hund(5) * 6, reserved(U1));
+	ASSERT_EQ(0, kill(tt_agent(0)->pid, SIGKILL));
+	EXPECT_EQ(0, dt_users_wait_empty(3));
+}
+
+/* fork of a deadline task: EAGAIN, unless reset-on-fork (child not charged) */
+TEST_F(dl_user, fork_rules)
+{
+	pid_t child;
+
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	ASSERT_EQ(0, reserve(0, 10));
+	EXPECT_EQ(-EAGAIN, tt_cmd(0, TT_OP_FORKSLEEP, 0, 0));
+	ASSERT_EQ(0, tt_cmd(0, TT_OP_DLFLAGS, SCHED_FLAG_RESET_ON_FORK, 0));
+	ASSERT_EQ(0, reserve(0, 10));
+	child = tt_cmd(0, TT_OP_FORKSLEEP, 0, 0);
+	ASSERT_LT(0, child);
+	EXPECT_EQ(SCHED_OTHER, dt_policy(child));
+	EXPECT_EQ((int)hund(10), reserved(U1));
+	ASSERT_EQ(0, kill(tt_agent(0)->pid, SIGKILL));
+	EXPECT_LE(0, tt_agent_wait(0, 5));
+	EXPECT_EQ(0, dt_users_wait_empty(3));
+	kill(child, SIGKILL);
+}
+
+/*
+ * Lowering the cap below what is reserved keeps the reservations; only
+ * increases are refused until the uid is back under the cap.
+ */
+TEST_F(dl_user, lower_cap_keeps_running)
+{
+	unsigned int res, cap;
+
+	ASSERT_EQ(0, tt_agents_init(2));
+	start_as(_metadata, 0, U1);
+	start_as(_metadata, 1, U1);
+	ASSERT_EQ(0, reserve(0, 20));
+	ASSERT_EQ(0, dt_knob_set(DT_USER_PCT, 10));
+	EXPECT_EQ(SCHED_DEADLINE, dt_policy(tt_agent(0)->pid));
+	ASSERT_EQ(1, dt_user(U1, &res, &cap));
+	EXPECT_EQ(hund(20), res);
+	EXPECT_EQ(1000U, cap);
+	EXPECT_EQ(-EBUSY, reserve(1, 1));
+	EXPECT_EQ(-EBUSY, reserve(0, 25));
+	EXPECT_EQ(0, reserve(0, 15));
+	EXPECT_EQ((int)hund(15), reserved(U1));
+}
+
+/*
+ * Reading the rt limits changes nothing; rewriting them, and taking a
+ * CPU down and up again (root domain rebuilds) keep the root domain's
+ * total and the per-uid figures.
+ */
+TEST_F(dl_user, rebuilds_keep_accounting)
+{
+	char buf[64];
+	int64_t total;
+	int fd;
+
+	ASSERT_EQ(0, tt_agents_init(2));
+	start_as(_metadata, 0, U1);
+	start_as(_metadata, 1, 0);
+	ASSERT_EQ(0, reserve(0, 10));
+	ASSERT_EQ(0, reserve(1, 10));
+	total = dt_total_bw_wait(self->dt.base_total_bw + 2 * bw_of(10), 2);
+	ASSERT_EQ(self->dt.base_total_bw + 2 * bw_of(10), total);
+
+	ASSERT_LT(0, tt_read_file(DT_RT_RUNTIME, buf, sizeof(buf)));
+	ASSERT_LT(0, tt_read_file("/proc/sys/kernel/sched_rt_period_us", buf,
+				  sizeof(buf)));
+	EXPECT_EQ(total, dt_total_bw());
+
+	ASSERT_EQ(0, dt_knob_set(DT_RT_RUNTIME, self->dt.rt_runtime));
+	EXPECT_EQ(total, dt_total_bw());
+
+	fd = access("/sys/devices/system/cpu/cpu1/online", W_OK);
+	ASSERT_EQ(0, fd);
+	ASSERT_EQ(0, tt_write_str("/sys/devices/system/cpu/cpu1/online", "0"));
+	ASSERT_EQ(0, tt_write_str("/sys/devices/system/cpu/cpu1/online", "1"));
+	EXPECT_EQ(total, dt_total_bw());
+	EXPECT_EQ((int)hund(10), reserved(U1));
+}
+
+/* Moving a charged task between cpusets leaves the figures alone. */
+TEST_F(dl_user, cpuset_move)
+{
+	int64_t total;
+	pid_t pid;
+
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	pid = tt_agent(0)->pid;
+	ASSERT_EQ(0, reserve(0, 10));
+	total = dt_total_bw();
+	ASSERT_EQ(0, tt_write_str(TT_CGROOT "/cgroup.subtree_control", "+cpuset"));
+	ASSERT_EQ(0, tt_cgroup_create(&self->tt));
+	ASSERT_EQ(0, tt_write_str(TT_CGROUP "/cpuset.cpus", "0-1"));
+	ASSERT_EQ(0, tt_cgroup_move(TT_CGROUP, pid));
+	EXPECT_EQ(total, dt_total_bw());
+	EXPECT_EQ((int)hund(10), reserved(U1));
+	ASSERT_EQ(0, tt_cgroup_move(TT_CGROOT, pid));
+	EXPECT_EQ(total, dt_total_bw());
+	EXPECT_EQ((int)hund(10), reserved(U1));
+	ASSERT_EQ(0, rmdir(TT_CGROUP));
+	EXPECT_EQ(0, tt_write_str(TT_CGROOT "/cgroup.subtree_control", "-cpuset"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Boot "deadline" (noautogroup): SCHED_DEADLINE for unprivileged users.
+# The C tests (dl_user), then the same capability through the tools users
+# have: util-linux chrt run as user1 under setpriv.
+. /suites/lib.sh
+
+run dl_user
+
+SETPRIV="/usr/bin/setpriv --reuid=1000 --regid=1000 --clear-groups"
+CHRT=/usr/bin/chrt
+n=0
+check() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n chrt.$2"; else echo "not ok $n chrt.$2"; fail=1; fi
+}
+echo "TAP version 13"
+echo "1..4"
+# 10 ms every 100 ms as user1; chrt -p reads it back from inside.
+out=$($SETPRIV $CHRT -d -T 10000000 -P 100000000 -D 100000000 0 \
+	$CHRT -p 0 2>&1)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q "SCHED_DEADLINE"; check $? user_gets_deadline
+out=$($SETPRIV $CHRT -d -T 10000000 -P 100000000 -D 100000000 0 \
+	cat /proc/sched_deadline_users 2>&1)
+echo "$out" | sed 's/^/# /'
+[ "$out" = "1000 10.00 30.00" ]; check $? users_line
+# 40% is over the default cap of 30%: chrt reports EBUSY.
+out=$($SETPRIV $CHRT -d -T 40000000 -P 100000000 -D 100000000 0 true 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# /'
+[ $rc != 0 ] && echo "$out" | grep -q "Device or resource busy"; check $? over_cap_ebusy
+[ -z "$(cat /proc/sched_deadline_users)" ]; check $? nothing_left
+exit $fail

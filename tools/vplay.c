@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vplay - the video player of the 2010 deadline scheduling debate as a
+ * workload: every frame period it needs a fixed amount of CPU time before
+ * the frame's deadline.
+ *
+ * Work is measured in CPU time of the player's thread, not in loop counts,
+ * so that a frame costs the same whatever preempts it. A frame whose
+ * deadline has already passed when the player gets to it is dropped, as a
+ * player that has fallen behind does; a frame finished after its deadline
+ * is late.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "dl.h"
+
+#define NSEC_PER_MSEC	1000000LL
+#define NSEC_PER_SEC	1000000000LL
+
+struct stats {
+	long frames, on_time, late, dropped;
+	long n;			/* lateness samples in lat[] */
+	int64_t *lat;		/* ns, finish - deadline, of frames played */
+};
+
+static void usage(void)
+{
+	printf(
+"Usage: vplay [options]\n"
+"Play a \"video\": every frame needs --work-ms of CPU time before its\n"
+"deadline. Prints a line a second and a summary: frames on time, late\n"
+"(finished after the deadline) and dropped (deadline passed before the\n"
+"frame was started), and the lateness of played frames (finish minus\n"
+"deadline; negative is early) at the 50th and 99th percentile and max.\n"
+"\n"
+"  -f, --fps=N          frames per second (default 20, 1..1000)\n"
+"  -w, --work-ms=MS     CPU time per frame (default 10, 0.01..1000)\n"
+"  -d, --deadline-ms=MS deadline after the frame's start (default: the\n"
+"                       frame period)\n"
+"  -s, --seconds=S      play for S seconds (default 5, 0.1..3600)\n"
+"  -p, --policy=P       other (default) or deadline: SCHED_DEADLINE with\n"
+"                       period 1/fps and the deadline above\n"
+"  -r, --runtime-ms=MS  runtime asked for with --policy=deadline\n"
+"                       (default: 1.25 times --work-ms)\n"
+"  -q, --quiet          only the summary\n"
+"  -h, --help           show this help\n"
+"\n"
+"Exit status: 0 when played, 1 when the policy could not be set, 2 on\n"
+"bad usage.\n");
+}
+
+static int64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static void sleep_until(int64_t t)
+{
+	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+/* Burn @ns of this thread's CPU time. */
+static void work(int64_t ns)
+{
+	int64_t end = now_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+
+	while (now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Percentile @p of the first @n samples, in ms; sorts them. */
+static double pct_ms(int64_t *v, long n, double p)
+{
+	long i;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	i = (long)(p / 100 * (n - 1) + 0.5);
+	return (double)v[i] / NSEC_PER_MSEC;
+}
+
+static void report(const char *what, struct stats *s, long from)
+{
+	long n = s->n - from;
+	int64_t *v = s->lat + from;
+
+	printf("vplay: %s frames %ld on_time %ld late %ld dropped %ld"
+	       " lateness_ms p50 %.2f p99 %.2f max %.2f\n",
+	       what, s->frames, s->on_time, s->late, s->dropped,
+	       pct_ms(v, n, 50), pct_ms(v, n, 99), pct_ms(v, n, 100));
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "fps",         required_argument, NULL, 'f' },
+		{ "work-ms",     required_argument, NULL, 'w' },
+		{ "deadline-ms", required_argument, NULL, 'd' },
+		{ "seconds",     required_argument, NULL, 's' },
+		{ "policy",      required_argument, NULL, 'p' },
+		{ "runtime-ms",  required_argument, NULL, 'r' },
+		{ "quiet",       no_argument,       NULL, 'q' },
+		{ "help",        no_argument,       NULL, 'h' },
+		{ }
+	};
+	double fps = 20, work_ms = 10, deadline_ms = 0, seconds = 5;
+	double runtime_ms = 0;
+	int deadline_policy = 0, quiet = 0, opt, ret;
+	int64_t period, deadline, runtime, t0, release, finish, next_report;
+	long frame, nframes, mark = 0, sec = 0;
+	struct stats s = { 0 };
+
+	while ((opt = getopt_long(argc, argv, "f:w:d:s:p:r:qh", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			fps = arg_long("--fps", optarg, 1, 1000);
+			break;
+		case 'w':
+			work_ms = arg_double("--work-ms", optarg, 0.01, 1000);
+			break;
+		case 'd':
+			deadline_ms = arg_double("--deadline-ms", optarg, 0.01,
+						 1000);
+			break;
+		case 's':
+			seconds = arg_double("--seconds", optarg, 0.1, 3600);
+			break;
+		case 'p':
+			if (!strcmp(optarg, "deadline"))
+				deadline_policy = 1;
+			else if (strcmp(optarg, "other"))
+				usage_error("--policy must be 'other' or 'deadline', not '%s'",
+					    optarg);
+			break;
+		case 'r':
+			runtime_ms = arg_double("--runtime-ms", optarg, 0.01,
+						1000);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage();
+			return 0;
+		default:
+			usage_hint();
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+
+	period = (int64_t)(NSEC_PER_SEC / fps);
+	deadline = deadline_ms ? (int64_t)(deadline_ms * NSEC_PER_MSEC) : period;
+	if (deadline > period)
+		usage_error("--deadline-ms %.2f is longer than the frame period %.2f ms",
+			    deadline_ms, (double)period / NSEC_PER_MSEC);
+	if (work_ms * NSEC_PER_MSEC > deadline)
+		usage_error("--work-ms %.2f does not fit in the deadline of %.2f ms",
+			    work_ms, (double)deadline / NSEC_PER_MSEC);
+	runtime = (int64_t)((runtime_ms ? runtime_ms : work_ms * 1.25) *
+			    NSEC_PER_MSEC);
+	if (runtime > deadline)
+		runtime = deadline;
+	if (!deadline_policy && runtime_ms)
+		usage_error("--runtime-ms needs --policy=deadline");
+
+	nframes = (long)(seconds * fps + 0.5);
+	s.lat = calloc(nframes, sizeof(*s.lat));
+	if (!s.lat) {
+		perror("vplay: calloc");
+		return 1;
+	}
+	if (deadline_policy) {
+		ret = dl_set_deadline(0, runtime, deadline, period, 0);
+		if (ret) {
+			fprintf(stderr, "vplay: SCHED_DEADLINE runtime %.2f ms deadline %.2f ms period %.2f ms: %s%s\n",
+				(double)runtime / NSEC_PER_MSEC,
+				(double)deadline / NSEC_PER_MSEC,
+				(double)period / NSEC_PER_MSEC, strerror(-ret),
+				ret == -EBUSY ? " (not enough bandwidth left: see /proc/sched_deadline_users)" :
+				ret == -EPERM ? " (not allowed for this user)" : "");
+			return 1;
+		}
+	}
+	printf("vplay: fps %.0f work_ms %.2f deadline_ms %.2f policy %s runtime_ms %.2f frames %ld\n",
+	       fps, work_ms, (double)deadline / NSEC_PER_MSEC,
+	       deadline_policy ? "deadline" : "other",
+	       deadline_policy ? (double)runtime / NSEC_PER_MSEC : 0.0,
+	       nframes);
+	fflush(stdout);
+
+	t0 = now_ns(CLOCK_MONOTONIC);
+	next_report = t0 + NSEC_PER_SEC;
+	for (frame = 0; frame < nframes; frame++) {
+		release = t0 + frame * period;
+		sleep_until(release);
+		s.frames++;
+		if (now_ns(CLOCK_MONOTONIC) > release + deadline) {
+			s.dropped++;
+		} else {
+			work((int64_t)(work_ms * NSEC_PER_MSEC));
+			finish = now_ns(CLOCK_MONOTONIC);
+			s.lat[s.n++] = finish - (release + deadline);
+			if (finish > release + deadline)
+				s.late++;
+			else
+				s.on_time++;
+		}
+		if (!quiet && now_ns(CLOCK_MONOTONIC) >= next_report) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "t=%lds", ++sec);
+			/* Percentiles of this second only; sorts them. */
+			report(what, &s, mark);
+			mark = s.n;
+			next_report += NSEC_PER_SEC;
+		}
+	}
+	report("total", &s, 0);
+	free(s.lat);
+	return 0;
+}
