@@ -310,6 +310,32 @@ TEST_F(dl_user, threads_bounded)
 	EXPECT_EQ(0, dt_users_wait_empty(3));
 }
 
+/*
+ * Spinning threads get what they reserved and no more: ten threads of 5%
+ * each, six admitted, use about 30% of one CPU, not the two CPUs they
+ * would take as normal tasks. Wide bounds: TCG timing is coarse.
+ */
+TEST_F(dl_user, cpu_use_bounded)
+{
+	double cpu0, cpu1, t0, t1, used;
+	pid_t pid;
+
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	pid = tt_agent(0)->pid;
+	ASSERT_EQ(6, tt_cmd(0, TT_OP_DLSPIN, 10, 5 * PERIOD_US / 100));
+	cpu0 = tt_cpu_ns(pid);
+	t0 = tt_now();
+	tt_sleep(3);
+	cpu1 = tt_cpu_ns(pid);
+	t1 = tt_now();
+	ASSERT_LE(0, cpu0);
+	used = (cpu1 - cpu0) / 1e9 / (t1 - t0);
+	TH_LOG("6 threads of 5%% used %.1f%% of one CPU", used * 100);
+	EXPECT_LT(used, 0.30 * 1.5);
+	EXPECT_GT(used, 0.30 * 0.5);
+}
+
 /* fork of a deadline task: EAGAIN, unless reset-on-fork (child not charged) */
 TEST_F(dl_user, fork_rules)
 {

@@ -910,6 +910,7 @@ static unsigned int dl_flags;
 
 struct dl_thread_req {
 	int runtime_us;
+	int spin;
 	int report;		/* write end of the result pipe */
 };
 
@@ -921,20 +922,25 @@ static void *dl_thread(void *arg)
 
 	if (write(req->report, &ret, sizeof(ret)) != sizeof(ret) || ret)
 		return NULL;
+	while (req->spin)
+		;
 	for (;;)
 		pause();
 	return NULL;
 }
 
 /* Start @n threads that each ask for SCHED_DEADLINE; how many got it. */
-static int start_dl_threads(int n, int runtime_us)
+static int start_dl_threads(int n, int runtime_us, int spin)
 {
-	struct dl_thread_req req = { .runtime_us = runtime_us };
+	/* Static: the spinning threads keep reading it. */
+	static struct dl_thread_req req;
 	int i, got = 0, ret, fds[2];
 	pthread_t th;
 
 	if (pipe(fds))
 		return -errno;
+	req.runtime_us = runtime_us;
+	req.spin = spin;
 	req.report = fds[1];
 	for (i = 0; i < n; i++) {
 		ret = -pthread_create(&th, NULL, dl_thread, &req);
@@ -1100,7 +1106,10 @@ static void __attribute__((noreturn)) agent_main(int self)
 			ret = dt_set_other(0);
 			break;
 		case TT_OP_DLTHREADS:
-			ret = start_dl_threads(m.a, m.b);
+			ret = start_dl_threads(m.a, m.b, 0);
+			break;
+		case TT_OP_DLSPIN:
+			ret = start_dl_threads(m.a, m.b, 1);
 			break;
 		case TT_OP_SETRESUID:
 			ret = setresuid(m.a, m.a, m.b) ? -errno : 0;

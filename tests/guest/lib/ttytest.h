@@ -174,6 +174,7 @@ enum tt_op {
 	TT_OP_OTHER,		/* back to SCHED_OTHER */
 	TT_OP_DLTHREADS,	/* a sleeping threads of b us every 100 ms;
 				 * ret: how many got SCHED_DEADLINE */
+	TT_OP_DLSPIN,		/* the same, spinning */
 	TT_OP_SETRESUID,	/* setresuid(a, a, b) */
 	TT_OP_FORKSLEEP,	/* fork a sleeping child; ret its pid */
 	TT_OP_EXEC,		/* execv(tt_exec_argv); replies only on error */

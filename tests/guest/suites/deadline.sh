@@ -12,23 +12,41 @@ CHRT=/usr/bin/chrt
 n=0
 check() {
 	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n chrt.$2"; else echo "not ok $n chrt.$2"; fail=1; fi
+	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fail=1; fi
 }
 echo "TAP version 13"
-echo "1..4"
+echo "1..5"
 # 10 ms every 100 ms as user1; chrt -p reads it back from inside.
 out=$($SETPRIV $CHRT -d -T 10000000 -P 100000000 -D 100000000 0 \
 	$CHRT -p 0 2>&1)
 echo "$out" | sed 's/^/# /'
-echo "$out" | grep -q "SCHED_DEADLINE"; check $? user_gets_deadline
+echo "$out" | grep -q "SCHED_DEADLINE"; check $? chrt.user_gets_deadline
 out=$($SETPRIV $CHRT -d -T 10000000 -P 100000000 -D 100000000 0 \
 	cat /proc/sched_deadline_users 2>&1)
 echo "$out" | sed 's/^/# /'
-[ "$out" = "1000 10.00 30.00" ]; check $? users_line
+[ "$out" = "1000 10.00 30.00" ]; check $? chrt.users_line
 # 40% is over the default cap of 30%: chrt reports EBUSY.
 out=$($SETPRIV $CHRT -d -T 40000000 -P 100000000 -D 100000000 0 true 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
-[ $rc != 0 ] && echo "$out" | grep -q "Device or resource busy"; check $? over_cap_ebusy
-[ -z "$(cat /proc/sched_deadline_users)" ]; check $? nothing_left
+[ $rc != 0 ] && echo "$out" | grep -q "Device or resource busy"; check $? chrt.over_cap_ebusy
+[ -z "$(cat /proc/sched_deadline_users)" ]; check $? users.nothing_left
+
+# The video player as user1, beside ten hogs on the one CPU of a cpuset
+# partition (a deadline task may not be pinned inside a larger root
+# domain): with 100 ms frames and twice the work as budget it misses none.
+cg=/sys/fs/cgroup
+echo +cpuset > $cg/cgroup.subtree_control
+mkdir $cg/dl-cpu0 && echo 0 > $cg/dl-cpu0/cpuset.cpus &&
+	echo root > $cg/dl-cpu0/cpuset.cpus.partition
+out=$(sh -c "echo \$\$ > $cg/dl-cpu0/cgroup.procs
+	spin -n 10 --seconds 6 & sleep 1
+	$SETPRIV /usr/local/bin/vplay --fps 10 --work-ms 10 --runtime-ms 20 \
+		--policy deadline --seconds 3 --quiet
+	wait" 2>&1)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q "^vplay: total frames 30 on_time 30 late 0 dropped 0 "
+check $? vplay.beside_hogs_misses_none
+rmdir $cg/dl-cpu0
+echo -cpuset > $cg/cgroup.subtree_control
 exit $fail

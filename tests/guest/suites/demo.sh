@@ -1,6 +1,9 @@
 #!/bin/sh
-# The seed's experiment: pert in one terminal, a make -j10 stand-in (ten
-# hogs) in another, everything on CPU 0, per-tty groups off, then on.
+# Part 1, the seed's experiment: pert in one terminal, a make -j10 stand-in
+# (ten hogs) in another, everything on CPU 0, per-tty groups off, then on.
+# Part 2, the article's video player: user1 plays a 20 fps "video" needing
+# 10 ms of CPU a frame next to ten hogs on CPU 0, under SCHED_OTHER, then
+# under SCHED_DEADLINE, which user1 may use within its cap.
 # Booted with noautogroup so that plain CFS is the baseline.
 sysctl=/proc/sys/kernel/sched_tty_sched_enabled
 seconds=5
@@ -25,5 +28,40 @@ run off 0 && run on 1 || exit 1
 off=$(overhead 0)
 on=$(overhead 1)
 [ -n "$off" ] && [ -n "$on" ] || { echo "demo: no pert summary"; exit 1; }
+
+# A deadline task may not be pinned to one CPU of a root domain: give CPU 0
+# a root domain of its own, a cpuset partition, and play in there.
+cg=/sys/fs/cgroup
+echo 0 > $sysctl
+echo +cpuset > $cg/cgroup.subtree_control &&
+	mkdir $cg/demo-cpu0 && echo 0 > $cg/demo-cpu0/cpuset.cpus &&
+	echo root > $cg/demo-cpu0/cpuset.cpus.partition &&
+	[ "$(cat $cg/demo-cpu0/cpuset.cpus.partition)" = root ] ||
+	{ echo "demo: cannot make a cpuset partition of CPU 0"; exit 1; }
+play() {
+	out=/tmp/vplay.$1
+	echo "== video as user1 under $2, ten hogs beside it on CPU 0"
+	shift 2
+	sh -c "echo \$\$ > $cg/demo-cpu0/cgroup.procs
+		spin -n 10 --seconds $((seconds + 3)) & sleep 1
+		/usr/bin/setpriv --reuid=1000 --regid=1000 --clear-groups \
+			vplay --fps 20 --work-ms 10 --seconds $seconds $*
+		wait" > $out
+	cat $out
+}
+frames() {
+	sed -n 's/^vplay: total frames \([0-9]*\) on_time \([0-9]*\) late \([0-9]*\) dropped \([0-9]*\).*/\2 of \1 frames on time, \3 late, \4 dropped/p' /tmp/vplay.$1
+}
+play other SCHED_OTHER
+play deadline SCHED_DEADLINE --policy deadline
+other=$(frames other)
+dl=$(frames deadline)
+rmdir $cg/demo-cpu0
+echo -cpuset > $cg/cgroup.subtree_control
+echo 1 > $sysctl
+
 echo "summary: tty groups off: pert overhead ${off}% (plain CFS: pert is 1 of 11 tasks, ideal 90.91%)"
 echo "summary: tty groups on:  pert overhead ${on}% (two terminals share the CPU, ideal 50.00%)"
+echo "summary: video (user1, 20 fps, 10 ms a frame) beside ten hogs, SCHED_OTHER:    $other"
+echo "summary: video (user1, 20 fps, 10 ms a frame) beside ten hogs, SCHED_DEADLINE: $dl"
+case $other$dl in *"of "*"of "*) ;; *) echo "demo: no vplay summary"; exit 1 ;; esac
