@@ -6,6 +6,7 @@
 #
 # Nothing here touches /proc/sys or /proc/*/ttygroup: ttyshare --nice is
 # only given out-of-range values, which are rejected before anything runs.
+# vplay runs only under SCHED_OTHER here: --policy=deadline is for guests.
 #
 # Usage: tests/host/check-tools.sh [BINDIR]   (default: build/tools)
 
@@ -52,7 +53,7 @@ help_ok() {
 		grep -q '^Usage: ' "$TMP/out"
 }
 
-for tool in pert ptyrun ttyshare spin; do
+for tool in pert ptyrun ttyshare spin vplay; do
 	check "$tool --help exits 0" help_ok "$tool"
 done
 
@@ -221,6 +222,38 @@ ptyrun_forward() {
 	[ $? = 5 ]
 }
 check "ptyrun forwards SIGTERM to the command" ptyrun_forward
+
+# ---- vplay -------------------------------------------------------------
+
+bad_values vplay --fps "-s 0.1" abc 5x -1 0 1001 ""
+bad_values vplay --work-ms "-s 0.1" abc -1 0 1001 "" nan
+bad_values vplay --deadline-ms "-s 0.1" abc -1 0 1001 ""
+bad_values vplay --seconds "" abc -1 0 3601 ""
+bad_values vplay --policy "-s 0.1" fifo "" DEADLINE
+bad_values vplay --runtime-ms "--policy deadline -s 0.1" abc -1 0 1001 ""
+check "vplay unknown option is rejected" usage_fails vplay --bogus
+check "vplay stray argument is rejected" usage_fails vplay 5
+check "vplay --runtime-ms without --policy deadline is rejected" \
+	usage_fails vplay --runtime-ms 5 -s 0.1
+check "vplay work longer than the deadline is rejected" \
+	usage_fails vplay --fps 20 --deadline-ms 5 --work-ms 6 -s 0.1
+check "vplay deadline longer than the frame is rejected" \
+	usage_fails vplay --fps 20 --deadline-ms 60 -s 0.1
+
+VPLAY_RE='^vplay: total frames 25 on_time [0-9]+ late [0-9]+ dropped [0-9]+ lateness_ms p50 -?[0-9]+\.[0-9]{2} p99 -?[0-9]+\.[0-9]{2} max -?[0-9]+\.[0-9]{2}$'
+vplay_plays() {
+	local on late dropped
+
+	$T "$BIN/vplay" --fps 25 --work-ms 1 --seconds 1 --quiet \
+		>"$TMP/out" 2>"$TMP/err" || return 1
+	[ "$(wc -l <"$TMP/out")" = 2 ] && grep -qE "$VPLAY_RE" "$TMP/out" || {
+		diag <"$TMP/out"
+		return 1
+	}
+	read -r on late dropped < <(sed -E 's/.* on_time ([0-9]+) late ([0-9]+) dropped ([0-9]+) .*/\1 \2 \3/' "$TMP/out" | tail -1)
+	[ $((on + late + dropped)) = 25 ]
+}
+check "vplay --quiet plays every frame and prints header and summary" vplay_plays
 
 # ---- ttyshare ----------------------------------------------------------
 
