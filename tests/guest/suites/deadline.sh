@@ -15,7 +15,7 @@ check() {
 	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fail=1; fi
 }
 echo "TAP version 13"
-echo "1..5"
+echo "1..7"
 # 10 ms every 100 ms as user1; chrt -p reads it back from inside.
 out=$($SETPRIV $CHRT -d -T 10000000 -P 100000000 -D 100000000 0 \
 	$CHRT -p 0 2>&1)
@@ -49,4 +49,30 @@ echo "$out" | grep -q "^vplay: total frames 30 on_time 30 late 0 dropped 0 "
 check $? vplay.beside_hogs_misses_none
 rmdir $cg/dl-cpu0
 echo -cpuset > $cg/cgroup.subtree_control
+
+# rt-tests cyclicdeadline as user1, idle and beside ten hogs. It asks for
+# 60% (runtime 60 ms of a 100 ms deadline), so the caps are raised to 70%
+# for it, and it mlockall()s, so RLIMIT_MEMLOCK is lifted before dropping
+# privileges. A job is on time when its start latency plus 60 ms stays
+# within the 100 ms deadline: Max under 40000 us.
+cyclic() {
+	out=$( (ulimit -l unlimited
+		timeout 30 $SETPRIV /usr/bin/cyclicdeadline -t 1 -i 100000 -s 0 \
+			-D 3 -q) 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	max=$(echo "$out" | sed -n 's/^T: 0 .* C: *\([0-9]*\) .* Max: *\([0-9]*\).*/\1 \2/p')
+	[ $rc = 0 ] && [ -n "$max" ] && [ "${max% *}" -ge 25 ] && [ "${max#* }" -lt 40000 ]
+}
+user_pct=$(cat /proc/sys/kernel/sched_deadline_user_bw_pct)
+unpriv_pct=$(cat /proc/sys/kernel/sched_deadline_unpriv_bw_pct)
+echo 70 > /proc/sys/kernel/sched_deadline_user_bw_pct
+echo 70 > /proc/sys/kernel/sched_deadline_unpriv_bw_pct
+cyclic; check $? cyclicdeadline.user_idle
+spin -n 10 --seconds 8 &
+hogs=$!
+cyclic; check $? cyclicdeadline.user_beside_hogs
+kill $hogs; wait $hogs
+echo $user_pct > /proc/sys/kernel/sched_deadline_user_bw_pct
+echo $unpriv_pct > /proc/sys/kernel/sched_deadline_unpriv_bw_pct
 exit $fail
