@@ -195,6 +195,31 @@ TEST_F(dl_user, privileged_not_charged)
 }
 
 /*
+ * A privileged caller that replaces a user's reservation takes it over:
+ * the charge goes. The task, changing it again itself, is charged anew.
+ */
+TEST_F(dl_user, privileged_takes_over)
+{
+	pid_t pid;
+
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	pid = tt_agent(0)->pid;
+	ASSERT_EQ(0, reserve(0, 10));
+	EXPECT_EQ((int)hund(10), reserved(U1));
+	ASSERT_EQ(0, dt_set_dl(pid, 50 * DT_MS, 100 * DT_MS, 0));
+	EXPECT_EQ(0, dt_users_count());
+	EXPECT_EQ(SCHED_DEADLINE, dt_policy(pid));
+	EXPECT_EQ(self->dt.base_total_bw + bw_of(50),
+		  dt_total_bw_wait(self->dt.base_total_bw + bw_of(50), 2));
+	/* 50% is over U1's cap: its own change must fit, and nothing moves. */
+	EXPECT_EQ(-EBUSY, tt_cmd(0, TT_OP_DL, 40000, PERIOD_US));
+	EXPECT_EQ(0, dt_users_count());
+	ASSERT_EQ(0, reserve(0, 20));
+	EXPECT_EQ((int)hund(20), reserved(U1));
+}
+
+/*
  * What an unprivileged task may not ask for: SCHED_FLAG_RECLAIM, periods
  * under 1 ms (EPERM); invalid parameters stay EINVAL. DL_OVERRUN is fine.
  */
