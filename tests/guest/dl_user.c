@@ -464,4 +464,32 @@ TEST_F(dl_user, cpuset_move)
 	EXPECT_EQ(0, tt_write_str(TT_CGROOT "/cgroup.subtree_control", "-cpuset"));
 }
 
+/*
+ * An exited, unreaped deadline task has given its bandwidth back; a new
+ * reservation for the zombie, by root or by its user, must not be
+ * admitted and then never given back.
+ */
+TEST_F(dl_user, zombie_setattr_no_leak)
+{
+	int i, ret;
+	pid_t pid;
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, tt_agents_init(1));
+		start_as(_metadata, 0, i ? U1 : 0);
+		pid = tt_agent(0)->pid;
+		ASSERT_EQ(0, reserve(0, 10));
+		tt_cmd(0, TT_OP_EXIT, 0, 0);
+		/* A zombie until reaped: wait for it without reaping it. */
+		while (!strchr("ZX", tt_proc_state(pid)))
+			tt_sleep(0.02);
+		ret = dt_set_dl(pid, 20 * DT_MS, 100 * DT_MS, 0);
+		EXPECT_EQ(-ESRCH, ret);
+		EXPECT_LE(0, tt_agent_wait(0, 5));
+		EXPECT_EQ(self->dt.base_total_bw,
+			  dt_total_bw_wait(self->dt.base_total_bw, 3));
+		EXPECT_EQ(0, dt_users_wait_empty(2));
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -560,6 +560,17 @@ double tt_cpu_ns(pid_t pid)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+char tt_proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (tt_read_file(path, buf, sizeof(buf)) <= 0)
+		return 'X';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
 static int cmp_pid(const void *a, const void *b)
 {
 	return *(const pid_t *)a - *(const pid_t *)b;

@@ -131,6 +131,8 @@ double tt_now(void);
 void tt_sleep(double seconds);
 /* CPU time of process @pid in ns, or -1. */
 double tt_cpu_ns(pid_t pid);
+/* State letter of @pid from /proc/<pid>/stat ('Z' zombie), 'X' if gone. */
+char tt_proc_state(pid_t pid);
 /* Sorted tids of process @pid into @tids; count or -1. */
 int tt_tids(pid_t pid, pid_t *tids, int max);
 
