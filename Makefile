@@ -9,8 +9,11 @@
 #   make initramfs     build/initramfs.cpio.gz (tests/host/mkinitramfs)
 #   make test          host checks + every boot of tests/host/boots in QEMU
 #   make demo | bench  boot suite demo | bench and show its output
+#   make fuzz          dsfuzz for FUZZ_SECONDS (600) on each of FUZZ_SEEDS (1 2 3)
 #   make shell         boot the guest with an interactive shell on the console
-#   make check         checkpatch --strict on every patch of kernel/series
+#   make check         checkpatch --strict on every patch of kernel/series; the
+#                      series applies and builds at every step, feature on
+#                      and off; sparse finds nothing new (tests/host/check-series)
 #   make clean         remove what this Makefile built (build/dev is left alone)
 #
 # A second kernel (e.g. a debug one) reuses the same rules:
@@ -84,7 +87,7 @@ INITRAMFS := $(BUILD)/initramfs.cpio.gz
 SUBVARS = LINUX="$(LINUX)" SERIES="$(SERIES)" KBUILD="$(KBUILD)" FRAGMENT="$(FRAGMENT)" BZIMAGE="$(BZIMAGE)" TARBALL="$(TARBALL)"
 
 .PHONY: all deps kernel kernel-config tools guest-tests initramfs test \
-	demo bench shell check clean distclean FORCE
+	demo bench fuzz shell check clean distclean FORCE
 
 all: kernel tools guest-tests initramfs
 
@@ -251,6 +254,18 @@ demo bench: deps
 	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) VERBOSE=1 tests/host/run-qemu $@ noautogroup
 
+# The long fuzz run: FUZZ_SECONDS per seed, over FUZZ_SEEDS (make test runs
+# seeds 1 and 2 for 40 s each in its "fuzz" boot).
+FUZZ_SECONDS ?= 600
+FUZZ_SEEDS   ?= 1 2 3
+fuzz: deps
+	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
+	@set -e; for s in $(FUZZ_SEEDS); do \
+		KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) \
+		TIMEOUT=$$(( $(FUZZ_SECONDS) + 300 )) VERBOSE=1 tests/host/run-qemu fuzz \
+			noautogroup dsfuzz.seed=$$s dsfuzz.seconds=$(FUZZ_SECONDS); \
+	done
+
 shell: kernel tools guest-tests initramfs
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) tests/host/run-qemu --shell
 
@@ -272,6 +287,7 @@ check: $(LINUX_STAMP)
 	done; \
 	echo "check: $$n patches, $$bad with checkpatch findings"; \
 	[ $$bad -eq 0 ]
+	@tests/host/check-series $(LINUX) $(SERIES) $(FRAGMENT)
 
 clean:
 	rm -rf $(LINUX) $(BUILD)/kbuild $(BUILD)/kbuild-* $(BUILD)/bzImage $(BUILD)/bzImage-* \

@@ -465,6 +465,26 @@ TEST_F(dl_user, cpuset_move)
 }
 
 /*
+ * Another process ends the reservation of a sleeping deadline task: its
+ * bandwidth must come back (at the latest at the 0-lag time).
+ */
+TEST_F(dl_user, sleeping_task_leaves)
+{
+	pid_t pid;
+
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	pid = tt_agent(0)->pid;
+	ASSERT_EQ(0, reserve(0, 10));
+	/* The agent sleeps in recv(): well past its 0-lag time. */
+	tt_sleep(0.5);
+	ASSERT_EQ(0, dt_set_other(pid));
+	EXPECT_EQ(0, dt_users_count());
+	EXPECT_EQ(self->dt.base_total_bw,
+		  dt_total_bw_wait(self->dt.base_total_bw, 3));
+}
+
+/*
  * An exited, unreaped deadline task has given its bandwidth back; a new
  * reservation for the zombie, by root or by its user, must not be
  * admitted and then never given back.

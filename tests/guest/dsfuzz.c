@@ -1,0 +1,652 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dsfuzz - a seeded fuzzer of the desksched kernel interfaces, run as root
+ * in the guest.
+ *
+ * WORKERS processes, as root, uid 1000 and uid 1001 in turn, each with its
+ * own PRNG derived from the seed, mix random and boundary sched_setattr()
+ * and sched_getattr() calls on themselves (every flag bit, zero, huge,
+ * inverted and overflowing times, bad sizes), fork and exit, setresuid,
+ * affinity changes, pty open/close/TIOCSCTTY/TIOCNOTTY/vhangup, writes of
+ * /proc/self/ttygroup and, as root, of every project sysctl (valid and
+ * invalid values). The supervisor kills and respawns workers at random.
+ *
+ * Every worker records, in shared memory, the reservation it holds and
+ * the uid it is charged to. At every checkpoint the supervisor stops all
+ * workers outside a call and checks the invariants:
+ *   - /proc/sched_deadline_users lists exactly the uids with unprivileged
+ *     reservations, each with the sum of what its workers hold;
+ *   - the root domain's total_bw is the baseline plus every reservation
+ *     (after the 0-lag time of those just released);
+ *   - no more tty groups than open terminals.
+ * At the end, with every worker gone: no uid listed, total_bw back to the
+ * baseline exactly, no tty group left, knobs restored.
+ *
+ * The same seed gives the same sequence of operations per worker; the
+ * interleaving of workers is the scheduler's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "dltest.h"
+#include "ttytest.h"
+
+#define MAX_WORKERS	16
+#define TTY_SYSCTL	"/proc/sys/kernel/sched_tty_sched_enabled"
+
+/* What one worker holds, written by it, read by the supervisor. */
+struct slot {
+	volatile int busy;		/* inside an operation */
+	volatile pid_t pid;
+	volatile int dl;		/* holds a reservation */
+	volatile uint64_t bw;
+	volatile int charged_uid;	/* -1: privileged */
+	volatile int ptys;		/* terminals it has open */
+	volatile long ops;
+};
+
+static struct slot *slots;
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	/* splitmix64: tiny, and the same sequence everywhere */
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t pick(const uint64_t *v, int n)
+{
+	return v[rnd() % n];
+}
+
+static uint64_t rnd_time(void)
+{
+	static const uint64_t edge[] = {
+		0, 1, 1023, 1024, 1025, 100000, 999999, 1000000, 1000001,
+		10000000, 33333333, 100000000, 1000000000, 4194304000ULL,
+		4194305000ULL, 1ULL << 62, 1ULL << 63, ~0ULL,
+	};
+
+	if (rnd() % 3)
+		return pick(edge, sizeof(edge) / sizeof(edge[0]));
+	return (rnd() % 200 + 1) * 1000000ULL;	/* 1..200 ms */
+}
+
+/*
+ * @sane: 1-40% of 10..200 ms, for the worker itself, which must keep
+ * running; otherwise boundary and random times too, for a sacrificial
+ * child (a task granted 1 us every 4 s needs minutes to exit).
+ */
+static void rnd_attr(struct sched_attr *a, unsigned int *size, int sane)
+{
+	static const uint64_t sizes[] = { 48, 48, 48, 56, 0, 1, 47, 100,
+					  4096 };
+	static const uint32_t policies[] = { SCHED_DEADLINE, SCHED_DEADLINE,
+		SCHED_DEADLINE, SCHED_OTHER, SCHED_BATCH, SCHED_IDLE,
+		SCHED_FIFO, 7, 0xffffffff };
+	uint64_t period;
+
+	memset(a, 0, sizeof(*a));
+	a->sched_policy = policies[rnd() % 9];
+	if (sane || rnd() % 4) {
+		period = (rnd() % 191 + 10) * 1000000ULL;
+		a->sched_period = period;
+		a->sched_deadline = rnd() % 4 ? period : period / 2;
+		a->sched_runtime = period * (rnd() % 40 + 1) / 100;
+	} else {
+		a->sched_runtime = rnd_time();
+		a->sched_deadline = rnd_time();
+		a->sched_period = rnd_time();
+	}
+	a->sched_flags = rnd() % 3 ? rnd() % 2 * SCHED_FLAG_RESET_ON_FORK :
+			 rnd() & 0x1ff;
+	if (a->sched_policy == SCHED_FIFO)
+		a->sched_priority = rnd() % 100;
+	if (!(rnd() % 8))
+		a->sched_nice = (int)(rnd() % 60) - 30;
+	*size = rnd() % 5 ? 48 : pick(sizes, 9);
+}
+
+#define DL_PARAM_FLAGS	(SCHED_FLAG_RECLAIM | SCHED_FLAG_DL_OVERRUN)
+
+static void op_setattr(struct slot *s)
+{
+	struct sched_attr a, before, cur;
+	unsigned int size;
+	int same;
+
+	rnd_attr(&a, &size, 1);
+	a.size = size;
+	if (dt_getattr(0, &before))
+		return;
+	if (syscall(SYS_sched_setattr, 0, &a, 0) || dt_getattr(0, &cur))
+		return;
+	/*
+	 * A request that changes nothing is not a new reservation, and
+	 * keeps its charge (the kernel's dl_param_changed()).
+	 */
+	same = before.sched_policy == SCHED_DEADLINE &&
+	       a.sched_policy == SCHED_DEADLINE &&
+	       a.sched_runtime == before.sched_runtime &&
+	       a.sched_deadline == before.sched_deadline &&
+	       a.sched_period == before.sched_period &&
+	       (a.sched_flags & DL_PARAM_FLAGS) ==
+	       (before.sched_flags & DL_PARAM_FLAGS);
+	s->dl = cur.sched_policy == SCHED_DEADLINE;
+	if (!s->dl) {
+		s->bw = 0;
+		s->charged_uid = -1;
+	} else if (!same) {
+		s->bw = dt_bw(cur.sched_runtime, cur.sched_period ?:
+			      cur.sched_deadline);
+		/* Root is privileged; anybody else pays, by real uid. */
+		s->charged_uid = geteuid() ? (int)getuid() : -1;
+	}
+}
+
+/*
+ * Boundary parameters on a paused child of ours, put back to SCHED_OTHER
+ * before it is killed so that it can exit.
+ */
+static void op_setattr_child(void)
+{
+	struct sched_attr a;
+	unsigned int size;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return;
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	rnd_attr(&a, &size, 0);
+	a.size = size;
+	syscall(SYS_sched_setattr, pid, &a, 0);
+	dt_set_other(pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static void op_getattr(void)
+{
+	static const unsigned int sizes[] = { 0, 1, 47, 48, 56, 100, 4096 };
+	char buf[4096];
+
+	syscall(SYS_sched_getattr, rnd() % 2 ? 0 : getppid(), buf,
+		sizes[rnd() % 7], rnd() % 4 ? 0 : (unsigned int)rnd());
+}
+
+static void op_fork(void)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		if (rnd() % 2)
+			dt_set_other(0);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+static void op_setresuid(void)
+{
+	uid_t r, e, s;
+
+	/* Only among the uids already held: root stays root. */
+	if (getresuid(&r, &e, &s) || !r)
+		return;
+	setresuid(s, s, r);
+}
+
+static void op_affinity(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(rnd() % 2, &set);
+	if (rnd() % 2)
+		CPU_SET(1, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void op_sysctl(void)
+{
+	static const char *const knobs[] = { DT_USER_PCT, DT_UNPRIV_PCT,
+					     TTY_SYSCTL };
+	static const char *const vals[] = { "0", "1", "5", "30", "50", "100",
+		"200", "201", "-1", "abc", "", "4294967296", "99999" };
+	const char *k = knobs[rnd() % 3];
+
+	if (geteuid())
+		return;
+	dt_knob_write(k, vals[rnd() % 13]);
+}
+
+/* pty play: the worker may become a session leader with a terminal. */
+static int pty_fd = -1, slave_fd = -1;
+
+static void op_pty(struct slot *s)
+{
+	char name[64];
+
+	switch (rnd() % 6) {
+	case 0:		/* a new terminal, maybe taken as ctty */
+		if (pty_fd >= 0)
+			break;
+		pty_fd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (pty_fd < 0)
+			break;
+		if (grantpt(pty_fd) || unlockpt(pty_fd) ||
+		    ptsname_r(pty_fd, name, sizeof(name))) {
+			close(pty_fd);
+			pty_fd = -1;
+			break;
+		}
+		s->ptys = 1;
+		setsid();
+		slave_fd = open(name, O_RDWR | (rnd() % 2 ? O_NOCTTY : 0));
+		break;
+	case 1:
+		if (slave_fd >= 0)
+			ioctl(slave_fd, TIOCSCTTY, (int)(rnd() % 2));
+		break;
+	case 2:
+		if (slave_fd >= 0)
+			ioctl(slave_fd, TIOCNOTTY);
+		break;
+	case 3:
+		if (!geteuid())
+			vhangup();
+		break;
+	case 4: {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%d", (int)(rnd() % 50) - 25);
+		tt_write_str("/proc/self/ttygroup", v);
+		break;
+	}
+	default:	/* close it all */
+		if (slave_fd >= 0)
+			close(slave_fd);
+		if (pty_fd >= 0)
+			close(pty_fd);
+		slave_fd = pty_fd = -1;
+		s->ptys = 0;
+	}
+}
+
+static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
+{
+	struct slot *s = &slots[i];
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	rng_state = seed;
+	if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+		    setresuid(uid, uid, uid == 1000 ? 1001 : 1000)))
+		_exit(1);
+	for (;;) {
+		s->busy = 1;
+		switch (rnd() % 10) {
+		case 0: case 1: op_setattr(s); break;
+		case 2: op_setattr_child(); break;
+		case 3: op_getattr(); break;
+		case 4: op_fork(); break;
+		case 5: op_setresuid(); break;
+		case 6: op_affinity(); break;
+		case 7: op_sysctl(); break;
+		case 8: op_pty(s); break;
+		default:
+			s->busy = 0;
+			if (!(rnd() % 20))
+				_exit(0);
+			usleep(rnd() % 2000);
+		}
+		s->ops++;
+		s->busy = 0;
+	}
+}
+
+static int nworkers;
+static uint64_t seed;
+static int respawns;
+
+static void spawn(int i)
+{
+	static const uid_t uids[] = { 0, 1000, 1001 };
+	uint64_t wseed = seed * 1000003 + i * 7919 + respawns++;
+	pid_t pid;
+
+	memset(&slots[i], 0, sizeof(slots[i]));
+	slots[i].charged_uid = -1;
+	pid = fork();
+	if (!pid)
+		worker(i, uids[i % 3], wseed);
+	slots[i].pid = pid;
+}
+
+/* Reap exited workers (their reservations are gone) and respawn them. */
+static long reap(void)
+{
+	long done = 0;
+	pid_t pid;
+	int i;
+
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+		for (i = 0; i < nworkers; i++)
+			if (slots[i].pid == pid) {
+				done += slots[i].ops;
+				spawn(i);
+			}
+	return done;
+}
+
+static int alive(int i)
+{
+	return !strchr("ZX", tt_proc_state(slots[i].pid));
+}
+
+static int stop_all(void)
+{
+	int i, tries;
+
+	for (tries = 0; tries < 200; tries++) {
+		for (i = 0; i < nworkers; i++)
+			kill(slots[i].pid, SIGSTOP);
+		usleep(20000);
+		for (i = 0; i < nworkers; i++)
+			if (slots[i].busy && alive(i))
+				break;
+		if (i == nworkers)
+			return 0;
+		for (i = 0; i < nworkers; i++)
+			kill(slots[i].pid, SIGCONT);
+		usleep(rnd() % 5000);
+	}
+	return -1;
+}
+
+static void cont_all(void)
+{
+	int i;
+
+	for (i = 0; i < nworkers; i++)
+		kill(slots[i].pid, SIGCONT);
+}
+
+static int failures, base_groups;
+static long held_checked;	/* reservations seen at checkpoints */
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("# dsfuzz: seed %" PRIu64 ": INVARIANT BROKEN: ", seed);
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	failures++;
+}
+
+static int is_worker(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < nworkers; i++)
+		if (slots[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * A child left behind by a worker killed in op_setattr_child() may hold a
+ * reservation nobody recorded, and starve on it: take it over (root's
+ * reservation is not charged), end it and kill the child.
+ */
+static void reset_strays(void)
+{
+	struct dirent *d;
+	pid_t pid;
+	DIR *dir;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		pid = atoi(d->d_name);
+		if (pid <= 1 || pid == getpid() || is_worker(pid) ||
+		    dt_policy(pid) != SCHED_DEADLINE)
+			continue;
+		dt_set_other(pid);
+		kill(pid, SIGKILL);
+	}
+	closedir(dir);
+}
+
+/* Do the users file and the workers' records agree? */
+static int users_match(const uint64_t *per_uid, char *why, size_t len)
+{
+	unsigned int res, cap, uid;
+	int ret;
+
+	for (uid = 1000; uid <= 1001; uid++) {
+		uint64_t want = per_uid[uid - 1000];
+
+		ret = dt_user(uid, &res, &cap);
+		if (ret < 0) {
+			snprintf(why, len, "cannot parse %s", DT_USERS);
+			return 0;
+		}
+		if (!want != !ret || (want && res != dt_hundredths(want))) {
+			snprintf(why, len, "uid %u holds %u hundredths of a percent, its workers %u",
+				 uid, ret ? res : 0, dt_hundredths(want));
+			return 0;
+		}
+	}
+	if (dt_users_count() > (per_uid[0] != 0) + (per_uid[1] != 0)) {
+		snprintf(why, len, "%s lists uids that hold nothing", DT_USERS);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * With all workers stopped outside a call. A worker killed just before
+ * gives its charge back at its last context switch, its tty when its
+ * files are closed: each invariant gets a few seconds to settle.
+ * Returns the number of invariants checked.
+ */
+static int check(int64_t base_bw)
+{
+	uint64_t per_uid[2] = { 0, 0 }, all = 0;
+	int i, ptys = 0, groups;
+	double settle = tt_now() + 3;
+	int64_t total;
+	char why[256];
+
+	reset_strays();
+	for (i = 0; i < nworkers; i++) {
+		if (!alive(i))
+			continue;
+		if (slots[i].dl) {
+			held_checked++;
+			all += slots[i].bw;
+			if (slots[i].charged_uid == 1000)
+				per_uid[0] += slots[i].bw;
+			else if (slots[i].charged_uid == 1001)
+				per_uid[1] += slots[i].bw;
+		}
+		ptys += slots[i].ptys;
+	}
+	while (!users_match(per_uid, why, sizeof(why)) && tt_now() < settle)
+		tt_sleep(0.05);
+	if (!users_match(per_uid, why, sizeof(why)))
+		fail("%s", why);
+	total = dt_total_bw_wait(base_bw + (int64_t)all, 5);
+	if (total != base_bw + (int64_t)all)
+		fail("total_bw %" PRId64 ", want %" PRId64 " (baseline %" PRId64 " + %" PRIu64 ")",
+		     total, base_bw + (int64_t)all, base_bw, all);
+	while ((groups = tt_groups_count()) > base_groups + ptys &&
+	       tt_now() < settle)
+		tt_sleep(0.05);
+	if (groups > base_groups + ptys)
+		fail("%d tty groups for %d open terminals (%d before)", groups,
+		     ptys, base_groups);
+	return 3;
+}
+
+static void usage(void)
+{
+	printf(
+"Usage: dsfuzz [options]\n"
+"Fuzz sched_setattr/getattr, fork/exit/kill, setresuid, affinity, ptys,\n"
+"/proc/self/ttygroup and the desksched sysctls from several uids, and\n"
+"check the accounting invariants at every checkpoint and at the end.\n"
+"Run as root in the test guest only.\n"
+"\n"
+"  -S, --seed=N         PRNG seed (default 1)\n"
+"  -s, --seconds=S      run time (default 60, 1..86400)\n"
+"  -w, --workers=N      worker processes (default 6, 1..%d)\n"
+"  -c, --check-ms=MS    time between checkpoints (default 2000, 100..60000)\n"
+"  -h, --help           show this help\n"
+"\n"
+"Prints its figures; exit status 1 on a broken invariant, 2 on bad usage\n"
+"or a guest without the interfaces.\n",
+	MAX_WORKERS);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "seed",     required_argument, NULL, 'S' },
+		{ "seconds",  required_argument, NULL, 's' },
+		{ "workers",  required_argument, NULL, 'w' },
+		{ "check-ms", required_argument, NULL, 'c' },
+		{ "help",     no_argument,       NULL, 'h' },
+		{ }
+	};
+	long user_pct, unpriv_pct, tty_on, ops = 0, checks = 0, invariants = 0;
+	double seconds = 60, end;
+	int check_ms = 2000, opt, i;
+	int64_t base_bw;
+
+	seed = 1;
+	nworkers = 6;
+	while ((opt = getopt_long(argc, argv, "S:s:w:c:h", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'S':
+			seed = arg_long("--seed", optarg, 0, 0x7fffffffL);
+			break;
+		case 's':
+			seconds = arg_double("--seconds", optarg, 1, 86400);
+			break;
+		case 'w':
+			nworkers = arg_long("--workers", optarg, 1, MAX_WORKERS);
+			break;
+		case 'c':
+			check_ms = arg_long("--check-ms", optarg, 100, 60000);
+			break;
+		case 'h':
+			usage();
+			return 0;
+		default:
+			usage_hint();
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (geteuid()) {
+		fprintf(stderr, "dsfuzz: must run as root (in the test guest)\n");
+		return 2;
+	}
+	rng_state = seed;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	slots = mmap(NULL, sizeof(*slots) * MAX_WORKERS, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (slots == MAP_FAILED) {
+		perror("dsfuzz: mmap");
+		return 2;
+	}
+	user_pct = dt_knob_get(DT_USER_PCT);
+	unpriv_pct = dt_knob_get(DT_UNPRIV_PCT);
+	tty_on = dt_knob_get(TTY_SYSCTL);
+	base_bw = dt_total_bw();
+	base_groups = tt_groups_count();
+	if (user_pct < 0 || unpriv_pct < 0 || tty_on < 0 || base_bw < 0 ||
+	    base_groups < 0 || dt_users_count()) {
+		fprintf(stderr, "dsfuzz: knobs, %s, debugfs sched/debug or ttygroups missing, or uids already listed\n",
+			DT_USERS);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	printf("# dsfuzz: seed %" PRIu64 " workers %d seconds %.0f\n", seed,
+	       nworkers, seconds);
+	for (i = 0; i < nworkers; i++)
+		spawn(i);
+	end = tt_now() + seconds;
+	while (tt_now() < end) {
+		tt_sleep(check_ms / 1000.0);
+		ops += reap();
+		/* Now and then a kill from outside. */
+		if (rnd() % 3 == 0)
+			kill(slots[rnd() % nworkers].pid, SIGKILL);
+		ops += reap();
+		if (stop_all()) {
+			fail("workers never all outside a call");
+			cont_all();
+			continue;
+		}
+		invariants += check(base_bw);
+		checks++;
+		cont_all();
+	}
+	for (i = 0; i < nworkers; i++) {
+		kill(slots[i].pid, SIGKILL);
+		waitpid(slots[i].pid, NULL, 0);
+		ops += slots[i].ops;
+	}
+	/* The end: knobs back, nothing held, nothing left. */
+	dt_knob_set(DT_USER_PCT, user_pct);
+	dt_knob_set(DT_UNPRIV_PCT, unpriv_pct);
+	dt_knob_set(TTY_SYSCTL, tty_on);
+	if (dt_users_wait_empty(5))
+		fail("%s not empty after all workers are gone", DT_USERS);
+	if (dt_total_bw_wait(base_bw, 5) != base_bw)
+		fail("total_bw %" PRId64 " after all workers are gone, baseline %" PRId64,
+		     dt_total_bw(), base_bw);
+	if (tt_groups_wait_count(base_groups, 5) != base_groups)
+		fail("%d tty groups left, %d before", tt_groups_count(),
+		     base_groups);
+	invariants += 3;
+	printf("# dsfuzz: seed %" PRIu64 " operations %ld checkpoints %ld reservations_checked %ld respawns %d invariants %ld broken %d\n",
+	       seed, ops, checks, held_checked, respawns - nworkers, invariants,
+	       failures);
+	return failures ? 1 : 0;
+}
