@@ -9,6 +9,7 @@
 #   make initramfs     build/initramfs.cpio.gz (tests/host/mkinitramfs)
 #   make test          host checks + every boot of tests/host/boots in QEMU
 #   make demo | bench  boot suite demo | bench and show its output
+#   make test-debug    the guest boots on a debug kernel (kernel/debug.config)
 #   make fuzz          dsfuzz for FUZZ_SECONDS (600) on each of FUZZ_SEEDS (1 2 3)
 #   make shell         boot the guest with an interactive shell on the console
 #   make check         checkpatch --strict on every patch of kernel/series; the
@@ -87,7 +88,7 @@ INITRAMFS := $(BUILD)/initramfs.cpio.gz
 SUBVARS = LINUX="$(LINUX)" SERIES="$(SERIES)" KBUILD="$(KBUILD)" FRAGMENT="$(FRAGMENT)" BZIMAGE="$(BZIMAGE)" TARBALL="$(TARBALL)"
 
 .PHONY: all deps kernel kernel-config tools guest-tests initramfs test \
-	demo bench fuzz shell check clean distclean FORCE
+	demo bench fuzz test-debug shell check clean distclean FORCE
 
 all: kernel tools guest-tests initramfs
 
@@ -253,6 +254,17 @@ test: deps
 demo bench: deps
 	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) VERBOSE=1 tests/host/run-qemu $@ noautogroup
+
+# The debug tier: the same boots on a kernel with lockdep, atomic-sleep,
+# list and object debugging and KASAN (kernel/debug.config), built apart
+# in build/debug. Slower under TCG: not in .ci/run (see README).
+GUEST_BOOTS = $(shell awk '!/^\#/ && NF { print $$1 }' tests/host/boots)
+DEBUG_VARS = KBUILD=$(BUILD)/debug/kbuild BZIMAGE=$(BUILD)/debug/bzImage \
+	FRAGMENT="$(FRAGMENT) kernel/debug.config"
+test-debug: deps
+	$(MAKE) kernel tools guest-tests initramfs $(DEBUG_VARS)
+	KERNEL=$(abspath $(BUILD)/debug/bzImage) INITRD=$(abspath $(INITRAMFS)) \
+		LOGDIR=$(abspath $(BUILD)/logs/debug) TIMEOUT=1500 tests/host/run-tests $(GUEST_BOOTS)
 
 # The long fuzz run: FUZZ_SECONDS per seed, over FUZZ_SEEDS (make test runs
 # seeds 1 and 2 for 40 s each in its "fuzz" boot).
