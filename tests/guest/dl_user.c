@@ -485,6 +485,26 @@ TEST_F(dl_user, sleeping_task_leaves)
 }
 
 /*
+ * SCHED_FLAG_KEEP_PARAMS keeps policy and parameters (only the clamps may
+ * change): a request for SCHED_DEADLINE with it changes nothing, so it
+ * must not take bandwidth, from root or from a user.
+ */
+TEST_F(dl_user, keep_params_takes_nothing)
+{
+	ASSERT_EQ(0, tt_agents_init(2));
+	start_as(_metadata, 0, 0);
+	start_as(_metadata, 1, U1);
+	ASSERT_EQ(0, tt_cmd(0, TT_OP_DLFLAGS, 0x10, 0));
+	ASSERT_EQ(0, tt_cmd(1, TT_OP_DLFLAGS, 0x10, 0));
+	tt_cmd(0, TT_OP_DL, 10000, PERIOD_US);
+	tt_cmd(1, TT_OP_DL, 10000, PERIOD_US);
+	EXPECT_EQ(SCHED_OTHER, dt_policy(tt_agent(0)->pid));
+	EXPECT_EQ(SCHED_OTHER, dt_policy(tt_agent(1)->pid));
+	EXPECT_EQ(0, dt_users_count());
+	EXPECT_EQ(self->dt.base_total_bw, dt_total_bw());
+}
+
+/*
  * An exited, unreaped deadline task has given its bandwidth back; a new
  * reservation for the zombie, by root or by its user, must not be
  * admitted and then never given back.
