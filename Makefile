@@ -251,9 +251,25 @@ test: deps
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) tests/host/run-tests
 
 # Booted with noautogroup so that plain CFS is the baseline.
-demo bench: deps
+demo: deps
 	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) VERBOSE=1 tests/host/run-qemu $@ noautogroup
+
+# The share table, then the overhead table against the stock kernel: the
+# same tree and configuration without the series (and its options).
+STOCK      := $(BUILD)/stock
+STOCK_VARS  = LINUX=$(STOCK)/linux SERIES=$(STOCK)/series KBUILD=$(STOCK)/kbuild \
+	BZIMAGE=$(STOCK)/bzImage FRAGMENT=$(STOCK)/desksched.config
+$(STOCK)/series:
+	@mkdir -p $(@D); : > $@
+$(STOCK)/desksched.config: $(FRAGMENT)
+	@mkdir -p $(@D)
+	grep -v -e SCHED_TTYGROUP -e SCHED_DEADLINE_USER $(FRAGMENT) > $@
+bench: deps $(STOCK)/series $(STOCK)/desksched.config
+	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
+	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) VERBOSE=1 tests/host/run-qemu $@ noautogroup
+	$(MAKE) kernel $(STOCK_VARS)
+	INITRD=$(abspath $(INITRAMFS)) tests/host/bench-overhead $(abspath $(STOCK)/bzImage) $(abspath $(BZIMAGE))
 
 # The debug tier: the same boots on a kernel with lockdep, atomic-sleep,
 # list and object debugging and KASAN (kernel/debug.config), built apart

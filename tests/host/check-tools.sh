@@ -6,7 +6,8 @@
 #
 # Nothing here touches /proc/sys or /proc/*/ttygroup: ttyshare --nice is
 # only given out-of-range values, which are rejected before anything runs.
-# vplay runs only under SCHED_OTHER here: --policy=deadline is for guests.
+# vplay runs only under SCHED_OTHER here: --policy=deadline is for guests,
+# and so are ovh's benchmarks.
 #
 # Usage: tests/host/check-tools.sh [BINDIR]   (default: build/tools)
 
@@ -53,7 +54,7 @@ help_ok() {
 		grep -q '^Usage: ' "$TMP/out"
 }
 
-for tool in pert ptyrun ttyshare spin vplay; do
+for tool in pert ptyrun ttyshare spin vplay ovh; do
 	check "$tool --help exits 0" help_ok "$tool"
 done
 
@@ -254,6 +255,13 @@ vplay_plays() {
 	[ $((on + late + dropped)) = 25 ]
 }
 check "vplay --quiet plays every frame and prints header and summary" vplay_plays
+
+# ---- ovh ---------------------------------------------------------------
+# Only its argument checks: the pty and setattr benchmarks are for guests.
+
+bad_values ovh --seconds "pipe" abc -1 0 601 ""
+check "ovh unknown benchmark is rejected" usage_fails ovh bogus
+check "ovh unknown option is rejected" usage_fails ovh --bogus
 
 # ---- ttyshare ----------------------------------------------------------
 

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ovh - the micro benchmarks of the overhead table: how many times per
+ * second the kernel does one thing the series touches.
+ *
+ *   pipe      a pipe ping-pong between two processes (2 context switches)
+ *   fork      fork() + exit + waitpid()
+ *   pty       open a pty master, its slave as controlling tty of a new
+ *             session (what creates a tty group), close both
+ *   setattr   sched_setattr() SCHED_DEADLINE then SCHED_OTHER on itself
+ *
+ * One line per benchmark: "ovh NAME rate N" (operations per second).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "dl.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long bench_pipe(double seconds)
+{
+	int ab[2], ba[2];
+	long n = 0;
+	double end;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(ab) || pipe(ba))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		close(ab[1]);
+		close(ba[0]);
+		while (read(ab[0], &c, 1) == 1 && write(ba[1], &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	close(ab[0]);
+	close(ba[1]);
+	if (pid < 0)
+		return -1;
+	end = now() + seconds;
+	while (now() < end) {
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			return -1;
+		n++;
+	}
+	close(ab[1]);
+	close(ba[0]);
+	waitpid(pid, NULL, 0);
+	return n;
+}
+
+static long bench_fork(double seconds)
+{
+	double end = now() + seconds;
+	long n = 0;
+	pid_t pid;
+
+	while (now() < end) {
+		pid = fork();
+		if (!pid)
+			_exit(0);
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+static long bench_pty(double seconds)
+{
+	double end = now() + seconds;
+	int status, m;
+	char name[64];
+	long n = 0;
+	pid_t pid;
+
+	while (now() < end) {
+		m = posix_openpt(O_RDWR | O_NOCTTY);
+		if (m < 0 || grantpt(m) || unlockpt(m) ||
+		    ptsname_r(m, name, sizeof(name)))
+			return -1;
+		pid = fork();
+		if (!pid) {
+			int s;
+
+			setsid();
+			s = open(name, O_RDWR);
+			_exit(s < 0 || ioctl(s, TIOCSCTTY, 0));
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
+			return -1;
+		close(m);
+		n++;
+	}
+	return n;
+}
+
+static long bench_setattr(double seconds)
+{
+	struct dl_attr other = { .sched_policy = SCHED_OTHER };
+	double end = now() + seconds;
+	long n = 0;
+
+	while (now() < end) {
+		if (dl_set_deadline(0, 1000000, 100000000, 100000000, 0) ||
+		    dl_setattr(0, &other))
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+static const struct {
+	const char *name;
+	long (*run)(double seconds);
+} benches[] = {
+	{ "pipe", bench_pipe },
+	{ "fork", bench_fork },
+	{ "pty", bench_pty },
+	{ "setattr", bench_setattr },
+};
+
+static void usage(void)
+{
+	printf(
+"Usage: ovh [options] [BENCH...]\n"
+"Count operations per second: pipe (ping-pong), fork (fork+exit+wait),\n"
+"pty (open a pty, take it as controlling tty, close), setattr\n"
+"(SCHED_DEADLINE and back). Default: all of them.\n"
+"\n"
+"  -s, --seconds=S   time per benchmark (default 2, 0.1..600)\n"
+"  -h, --help        show this help\n"
+"\n"
+"Prints \"ovh NAME rate N\" per benchmark; exit status 1 if one fails.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "seconds", required_argument, NULL, 's' },
+		{ "help",    no_argument,       NULL, 'h' },
+		{ }
+	};
+	double seconds = 2, t0;
+	int opt, i, j, ret = 0, all;
+	long n;
+
+	while ((opt = getopt_long(argc, argv, "s:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			seconds = arg_double("--seconds", optarg, 0.1, 600);
+			break;
+		case 'h':
+			usage();
+			return 0;
+		default:
+			usage_hint();
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		for (j = 0; j < (int)(sizeof(benches) / sizeof(benches[0])); j++)
+			if (!strcmp(argv[i], benches[j].name))
+				break;
+		if (j == (int)(sizeof(benches) / sizeof(benches[0])))
+			usage_error("unknown benchmark '%s'", argv[i]);
+	}
+	all = optind == argc;
+	for (j = 0; j < (int)(sizeof(benches) / sizeof(benches[0])); j++) {
+		for (i = optind; !all && i < argc; i++)
+			if (!strcmp(argv[i], benches[j].name))
+				break;
+		if (!all && i == argc)
+			continue;
+		t0 = now();
+		n = benches[j].run(seconds);
+		if (n < 0) {
+			fprintf(stderr, "ovh: %s: %s\n", benches[j].name,
+				strerror(errno));
+			ret = 1;
+			continue;
+		}
+		printf("ovh %s rate %.0f\n", benches[j].name, n / (now() - t0));
+		fflush(stdout);
+	}
+	return ret;
+}
