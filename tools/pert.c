@@ -19,10 +19,8 @@
 #include <time.h>
 
 #include "args.h"
+#include "clock.h"
 
-#define NSEC_PER_USEC	1000ULL
-#define NSEC_PER_MSEC	1000000ULL
-#define NSEC_PER_SEC	1000000000ULL
 
 /* Perturbations this many times the interval mean count as "long". */
 #define LONG_PERT_FACTOR	2.5
@@ -42,14 +40,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
 static void usage(void)
@@ -185,7 +175,7 @@ int main(int argc, char **argv)
 
 	threshold = threshold_us * NSEC_PER_USEC;
 	interval = interval_ms * NSEC_PER_MSEC;
-	remaining = seconds ? seconds * NSEC_PER_SEC : UINT64_MAX;
+	remaining = seconds ? (uint64_t)seconds * NSEC_PER_SEC : UINT64_MAX;
 
 	printf("# pert threshold %.3fus interval %ldms cpu ", threshold_us,
 	       interval_ms);
@@ -201,10 +191,10 @@ int main(int argc, char **argv)
 
 		iv.nr = iv.sum = iv.min = iv.max = 0;
 		/* Restart the clock here so printing is not a perturbation. */
-		start = prev = now_ns();
+		start = prev = clock_ns(CLOCK_MONOTONIC);
 		end = start + len;
 		do {
-			now = now_ns();
+			now = clock_ns(CLOCK_MONOTONIC);
 			if (now - prev > threshold)
 				record(&iv, now - prev);
 			prev = now;

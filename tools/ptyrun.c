@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "clock.h"
 #include "pty.h"
 
 /* Bound one relay pass so a chatty terminal cannot starve signals. */
@@ -117,14 +118,6 @@ static int relay(int master)
 		stdout_broken = 1;
 	}
 	return 0;
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 }
 
 static void __attribute__((noreturn))
@@ -250,7 +243,7 @@ int main(int argc, char **argv)
 		int timeout = -1;
 
 		if (child_done) {
-			timeout = deadline - now_ms();
+			timeout = deadline - clock_ns(CLOCK_MONOTONIC) / NSEC_PER_MSEC;
 			if (timeout <= 0)
 				break;
 		}
@@ -276,7 +269,7 @@ int main(int argc, char **argv)
 				continue;
 			child_done = 1;
 			close(slave_fd);
-			deadline = now_ms() + linger_ms;
+			deadline = clock_ns(CLOCK_MONOTONIC) / NSEC_PER_MSEC + linger_ms;
 		}
 	}
 	/* Output the leader wrote just before exiting may still be queued. */

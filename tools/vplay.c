@@ -22,10 +22,9 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "clock.h"
 #include "dl.h"
 
-#define NSEC_PER_MSEC	1000000LL
-#define NSEC_PER_SEC	1000000000LL
 
 struct stats {
 	long frames, on_time, late, dropped;
@@ -59,14 +58,6 @@ static void usage(void)
 "bad usage.\n");
 }
 
-static int64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static void sleep_until(int64_t t)
 {
 	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
@@ -79,9 +70,9 @@ static void sleep_until(int64_t t)
 /* Burn @ns of this thread's CPU time. */
 static void work(int64_t ns)
 {
-	int64_t end = now_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+	int64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
 
-	while (now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		;
 }
 
@@ -222,24 +213,24 @@ int main(int argc, char **argv)
 	 */
 	if (deadline_policy)
 		sched_yield();
-	t0 = now_ns(CLOCK_MONOTONIC);
+	t0 = clock_ns(CLOCK_MONOTONIC);
 	next_report = t0 + NSEC_PER_SEC;
 	for (frame = 0; frame < nframes; frame++) {
 		release = t0 + frame * period;
 		sleep_until(release);
 		s.frames++;
-		if (now_ns(CLOCK_MONOTONIC) > release + deadline) {
+		if (clock_ns(CLOCK_MONOTONIC) > release + deadline) {
 			s.dropped++;
 		} else {
 			work((int64_t)(work_ms * NSEC_PER_MSEC));
-			finish = now_ns(CLOCK_MONOTONIC);
+			finish = clock_ns(CLOCK_MONOTONIC);
 			s.lat[s.n++] = finish - (release + deadline);
 			if (finish > release + deadline)
 				s.late++;
 			else
 				s.on_time++;
 		}
-		if (!quiet && now_ns(CLOCK_MONOTONIC) >= next_report) {
+		if (!quiet && clock_ns(CLOCK_MONOTONIC) >= next_report) {
 			char what[32];
 
 			snprintf(what, sizeof(what), "t=%lds", ++sec);

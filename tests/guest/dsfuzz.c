@@ -531,7 +531,7 @@ static int check(int64_t base_bw)
 {
 	uint64_t per_uid[2] = { 0, 0 }, all = 0;
 	int i, ptys = 0, groups;
-	double settle = tt_now() + 3;
+	double settle = mono_seconds() + 3;
 	int64_t total;
 	char why[256];
 
@@ -549,7 +549,7 @@ static int check(int64_t base_bw)
 		}
 		ptys += slots[i].ptys;
 	}
-	while (!users_match(per_uid, why, sizeof(why)) && tt_now() < settle)
+	while (!users_match(per_uid, why, sizeof(why)) && mono_seconds() < settle)
 		tt_sleep(0.05);
 	if (!users_match(per_uid, why, sizeof(why)))
 		fail("%s", why);
@@ -559,7 +559,7 @@ static int check(int64_t base_bw)
 		fail("total_bw %" PRId64 ", want %" PRId64 " (baseline %" PRId64 " + %" PRIu64 ")",
 		     total, base_bw + (int64_t)all, base_bw, all);
 	while ((groups = tt_groups_count()) > base_groups + ptys &&
-	       tt_now() < settle)
+	       mono_seconds() < settle)
 		tt_sleep(0.05);
 	if (groups > base_groups + ptys)
 		fail("%d tty groups for %d open terminals (%d before)", groups,
@@ -663,8 +663,8 @@ int main(int argc, char **argv)
 	       nworkers, seconds);
 	for (i = 0; i < nworkers; i++)
 		spawn(i);
-	end = tt_now() + seconds;
-	while (tt_now() < end) {
+	end = mono_seconds() + seconds;
+	while (mono_seconds() < end) {
 		tt_sleep(check_ms / 1000.0);
 		ops += reap();
 		/* Now and then a kill from outside. */

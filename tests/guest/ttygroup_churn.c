@@ -107,9 +107,9 @@ leader(int kind, int i, const char *slave, const char *name, int ready_fd)
 		/* The parent closes the master; the hangup takes the tty. */
 		if (write(ready_fd, "r", 1) != 1)
 			_exit(24);
-		end = tt_now() + 5;
+		end = mono_seconds() + 5;
 		while (!is_empty())
-			if (tt_now() > end)
+			if (mono_seconds() > end)
 				_exit(25);
 			else
 				tt_sleep(0.002);
@@ -143,13 +143,13 @@ static void __attribute__((noreturn)) reader(struct shared *sh)
 		if (tt_read_file(TT_GROUPS, buf, sizeof(buf)) < 0)
 			_exit(1);
 		/* sched/debug is big; not too often under TCG. */
-		if (tt_now() - last > 0.5) {
+		if (mono_seconds() - last > 0.5) {
 			pid_t self = getpid();
 			char out[1][TT_PATH_MAX];
 
 			if (tt_sched_groups(&self, 1, out) < 0)
 				_exit(2);
-			last = tt_now();
+			last = mono_seconds();
 		}
 		sh->reads++;
 		tt_sleep(0.001);
@@ -183,8 +183,8 @@ TEST_F_TIMEOUT(churn, churn, 150)
 	ASSERT_GT(rpid, 0);
 	tt_register(rpid);
 
-	start = tt_now();
-	for (i = 0; i < ITERATIONS && tt_now() - start < MAX_SECONDS; i++) {
+	start = mono_seconds();
+	for (i = 0; i < ITERATIONS && mono_seconds() - start < MAX_SECONDS; i++) {
 		kind = i % NR_KINDS;
 		ASSERT_EQ(0, tt_pty_open(&p));
 		ASSERT_EQ(0, pipe2(pfd, O_CLOEXEC));
@@ -219,7 +219,7 @@ TEST_F_TIMEOUT(churn, churn, 150)
 	EXPECT_TRUE(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 
 	ksft_print_msg("churn: %d iterations in %.1f s, %ld sysctl flips, %ld debugfs reads\n",
-		       i, tt_now() - start, sh->flips, sh->reads);
+		       i, mono_seconds() - start, sh->flips, sh->reads);
 	for (kind = 0; kind < NR_KINDS; kind++)
 		ksft_print_msg("  %-12s %5d done, %d failed\n",
 			       kind_name[kind], done[kind], fails[kind]);

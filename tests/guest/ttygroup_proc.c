@@ -216,10 +216,10 @@ TEST_F(proc, renice_unprivileged)
 
 	for (try = 0; try < 3 && !limited; try++) {
 		tt_sleep(0.15);
-		t0 = tt_now();
+		t0 = mono_seconds();
 		r1 = tt_cmd(0, TT_OP_NICE, 0, 5);
 		r2 = tt_cmd(0, TT_OP_NICE, 0, 6);
-		t1 = tt_now();
+		t1 = mono_seconds();
 		ASSERT_EQ(0, r1);
 		if (r2 == -EAGAIN) {
 			limited = 1;

@@ -313,12 +313,12 @@ TEST_F(trans, fork_inherits)
 /* Poll until process @pid has @want threads; the count seen. */
 static int wait_tids(pid_t pid, pid_t *tids, int want)
 {
-	double end = tt_now() + 3;
+	double end = mono_seconds() + 3;
 	int n;
 
 	for (;;) {
 		n = tt_tids(pid, tids, 16);
-		if (n == want || tt_now() > end)
+		if (n == want || mono_seconds() > end)
 			return n;
 		tt_sleep(0.02);
 	}

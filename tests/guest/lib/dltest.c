@@ -137,10 +137,10 @@ int dt_users_count(void)
 
 int dt_users_wait_empty(double seconds)
 {
-	double end = tt_now() + seconds;
+	double end = mono_seconds() + seconds;
 	int n;
 
-	while ((n = dt_users_count()) != 0 && tt_now() < end)
+	while ((n = dt_users_count()) != 0 && mono_seconds() < end)
 		tt_sleep(0.05);
 	return n;
 }
@@ -176,10 +176,10 @@ int64_t dt_total_bw(void)
 
 int64_t dt_total_bw_wait(int64_t want, double seconds)
 {
-	double end = tt_now() + seconds;
+	double end = mono_seconds() + seconds;
 	int64_t v;
 
-	while ((v = dt_total_bw()) != want && tt_now() < end)
+	while ((v = dt_total_bw()) != want && mono_seconds() < end)
 		tt_sleep(0.05);
 	return v;
 }

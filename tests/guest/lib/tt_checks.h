@@ -25,7 +25,7 @@ static inline int check_sched(struct __test_metadata *_metadata,
 			      double wait)
 {
 	char out[TT_MAX_CHECK][TT_PATH_MAX], exp[TT_MAX_CHECK][TT_PATH_MAX];
-	double end = tt_now() + wait;
+	double end = mono_seconds() + wait;
 	int i, bad;
 
 	if (n > TT_MAX_CHECK)
@@ -44,7 +44,7 @@ static inline int check_sched(struct __test_metadata *_metadata,
 		}
 		for (bad = 0, i = 0; i < n; i++)
 			bad += strcmp(out[i], exp[i]) != 0;
-		if (!bad || tt_now() >= end)
+		if (!bad || mono_seconds() >= end)
 			break;
 		tt_sleep(0.05);
 	}
@@ -64,7 +64,7 @@ static inline int check_proc(struct __test_metadata *_metadata,
 			     const pid_t *pids, int n, const char *want,
 			     double wait)
 {
-	double end = tt_now() + wait;
+	double end = mono_seconds() + wait;
 	char buf[256];
 	int i, bad;
 	ssize_t len;
@@ -74,7 +74,7 @@ static inline int check_proc(struct __test_metadata *_metadata,
 			len = tt_proc_ttygroup(pids[i], buf, sizeof(buf));
 			bad += len < 0 || strcmp(buf, want);
 		}
-		if (!bad || tt_now() >= end)
+		if (!bad || mono_seconds() >= end)
 			break;
 		tt_sleep(0.05);
 	}

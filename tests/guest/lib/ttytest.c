@@ -166,12 +166,12 @@ int tt_groups_count(void)
 
 int tt_groups_wait_count(int want, double seconds)
 {
-	double end = tt_now() + seconds;
+	double end = mono_seconds() + seconds;
 	int n;
 
 	for (;;) {
 		n = tt_groups_count();
-		if (n == want || tt_now() > end)
+		if (n == want || mono_seconds() > end)
 			return n;
 		tt_sleep(0.05);
 	}
@@ -304,7 +304,7 @@ int tt_sched_group(pid_t pid, char *out)
 int tt_sched_wait_all(const pid_t *pids, int n, const char *want,
 		      double seconds, char (*out)[TT_PATH_MAX])
 {
-	double end = tt_now() + seconds;
+	double end = mono_seconds() + seconds;
 	int i, ok;
 
 	for (;;) {
@@ -312,7 +312,7 @@ int tt_sched_wait_all(const pid_t *pids, int n, const char *want,
 		if (tt_sched_groups(pids, n, out) >= 0)
 			for (i = 0; i < n; i++)
 				ok += !strcmp(out[i], want);
-		if (ok == n || tt_now() > end)
+		if (ok == n || mono_seconds() > end)
 			return ok;
 		tt_sleep(0.05);
 	}
@@ -450,14 +450,14 @@ void tt_kill_all(void)
 	 * We are a child subreaper: whatever the killed processes leave
 	 * behind comes to us. Reap until nothing is left.
 	 */
-	end = tt_now() + 10;
+	end = mono_seconds() + 10;
 	for (;;) {
 		p = waitpid(-1, NULL, WNOHANG);
 		if (p > 0)
 			continue;
 		if (p < 0 && errno == EINTR)
 			continue;
-		if (p < 0 || tt_now() > end)	/* ECHILD */
+		if (p < 0 || mono_seconds() > end)	/* ECHILD */
 			break;
 		tt_sleep(0.01);
 	}
@@ -469,7 +469,7 @@ void tt_kill_all(void)
 
 int tt_wait(pid_t pid, double seconds)
 {
-	double end = tt_now() + seconds;
+	double end = mono_seconds() + seconds;
 	int status;
 	pid_t p;
 
@@ -481,14 +481,14 @@ int tt_wait(pid_t pid, double seconds)
 		}
 		if (p < 0 && errno != EINTR)
 			return -1;
-		if (tt_now() > end) {
+		if (mono_seconds() > end) {
 			kill(pid, SIGKILL);
 			if (waitpid(pid, &status, 0) == pid)
 				tt_unregister(pid);
 			return -1;
 		}
 		/* Poll fast at first: the churn test waits for many quick exits. */
-		tt_sleep(tt_now() + seconds - end < 0.05 ? 0.0005 : 0.005);
+		tt_sleep(mono_seconds() + seconds - end < 0.05 ? 0.0005 : 0.005);
 	}
 }
 
@@ -528,14 +528,6 @@ int tt_drop_privs(uid_t uid)
 	if (geteuid() != uid || getegid() != uid)
 		return -EPERM;
 	return 0;
-}
-
-double tt_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 void tt_sleep(double seconds)
@@ -633,7 +625,7 @@ static void child_init(int flags, pid_t parent)
 
 int tt_run(char *const argv[], char *out, size_t outlen, double seconds)
 {
-	double end = tt_now() + seconds;
+	double end = mono_seconds() + seconds;
 	struct pollfd pfd;
 	size_t got = 0;
 	int fds[2], left;
@@ -667,7 +659,7 @@ int tt_run(char *const argv[], char *out, size_t outlen, double seconds)
 	pfd.fd = fds[0];
 	pfd.events = POLLIN;
 	for (;;) {
-		left = (int)((end - tt_now()) * 1000);
+		left = (int)((end - mono_seconds()) * 1000);
 		if (left <= 0)
 			break;
 		if (poll(&pfd, 1, left) <= 0) {
@@ -686,7 +678,7 @@ int tt_run(char *const argv[], char *out, size_t outlen, double seconds)
 			break;
 	}
 	close(fds[0]);
-	return tt_wait(pid, end - tt_now() + 2);
+	return tt_wait(pid, end - mono_seconds() + 2);
 }
 
 double tt_field(const char *out, const char *key)
@@ -784,8 +776,8 @@ int tt_teardown(struct tt_state *st, char *err, size_t errlen)
 			for (line = strtok_r(buf, "\n", &save); line;
 			     line = strtok_r(NULL, "\n", &save))
 				tt_write_str(TT_CGROOT "/cgroup.procs", line);
-		end = tt_now() + 3;
-		while (rmdir(TT_CGROUP) && errno == EBUSY && tt_now() < end)
+		end = mono_seconds() + 3;
+		while (rmdir(TT_CGROUP) && errno == EBUSY && mono_seconds() < end)
 			tt_sleep(0.05);
 		if (!stat(TT_CGROUP, &sb)) {
 			errf(err, errlen, "cannot remove %s: %s", TT_CGROUP,

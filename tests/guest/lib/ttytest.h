@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include "clock.h"
 
 #define TT_SYSCTL	"/proc/sys/kernel/sched_tty_sched_enabled"
 #define TT_AUTOGROUP_SYSCTL "/proc/sys/kernel/sched_autogroup_enabled"
@@ -127,7 +128,6 @@ int tt_first_cpu(void);
 int tt_pin(int cpu);
 /* Drop to @uid (gid = uid, no groups), stay dumpable. 0 or -errno. */
 int tt_drop_privs(uid_t uid);
-double tt_now(void);
 void tt_sleep(double seconds);
 /* CPU time of process @pid in ns, or -1. */
 double tt_cpu_ns(pid_t pid);
