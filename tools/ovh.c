@@ -3,7 +3,8 @@
  * ovh - the micro benchmarks of the overhead table: how many times per
  * second the kernel does one thing the series touches.
  *
- *   pipe      a pipe ping-pong between two processes (2 context switches)
+ *   pipe      a pipe ping-pong between two processes on one CPU (two
+ *             context switches; across CPUs it would time TCG's IPIs)
  *   fork      fork() + exit + waitpid()
  *   pty       open a pty master, its slave as controlling tty of a new
  *             session (what creates a tty group), close both
@@ -25,25 +26,22 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "clock.h"
 #include "dl.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static long bench_pipe(double seconds)
 {
 	int ab[2], ba[2];
+	cpu_set_t all, one;
 	long n = 0;
 	double end;
 	char c = 0;
 	pid_t pid;
 
-	if (pipe(ab) || pipe(ba))
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	if (sched_getaffinity(0, sizeof(all), &all) ||
+	    sched_setaffinity(0, sizeof(one), &one) || pipe(ab) || pipe(ba))
 		return -1;
 	pid = fork();
 	if (!pid) {
@@ -57,8 +55,8 @@ static long bench_pipe(double seconds)
 	close(ba[1]);
 	if (pid < 0)
 		return -1;
-	end = now() + seconds;
-	while (now() < end) {
+	end = mono_seconds() + seconds;
+	while (mono_seconds() < end) {
 		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
 			return -1;
 		n++;
@@ -66,16 +64,18 @@ static long bench_pipe(double seconds)
 	close(ab[1]);
 	close(ba[0]);
 	waitpid(pid, NULL, 0);
+	if (sched_setaffinity(0, sizeof(all), &all))
+		return -1;
 	return n;
 }
 
 static long bench_fork(double seconds)
 {
-	double end = now() + seconds;
+	double end = mono_seconds() + seconds;
 	long n = 0;
 	pid_t pid;
 
-	while (now() < end) {
+	while (mono_seconds() < end) {
 		pid = fork();
 		if (!pid)
 			_exit(0);
@@ -88,13 +88,13 @@ static long bench_fork(double seconds)
 
 static long bench_pty(double seconds)
 {
-	double end = now() + seconds;
+	double end = mono_seconds() + seconds;
 	int status, m;
 	char name[64];
 	long n = 0;
 	pid_t pid;
 
-	while (now() < end) {
+	while (mono_seconds() < end) {
 		m = posix_openpt(O_RDWR | O_NOCTTY);
 		if (m < 0 || grantpt(m) || unlockpt(m) ||
 		    ptsname_r(m, name, sizeof(name)))
@@ -118,10 +118,10 @@ static long bench_pty(double seconds)
 static long bench_setattr(double seconds)
 {
 	struct dl_attr other = { .sched_policy = SCHED_OTHER };
-	double end = now() + seconds;
+	double end = mono_seconds() + seconds;
 	long n = 0;
 
-	while (now() < end) {
+	while (mono_seconds() < end) {
 		if (dl_set_deadline(0, 1000000, 100000000, 100000000, 0) ||
 		    dl_setattr(0, &other))
 			return -1;
@@ -191,7 +191,7 @@ int main(int argc, char **argv)
 				break;
 		if (!all && i == argc)
 			continue;
-		t0 = now();
+		t0 = mono_seconds();
 		n = benches[j].run(seconds);
 		if (n < 0) {
 			fprintf(stderr, "ovh: %s: %s\n", benches[j].name,
@@ -199,7 +199,7 @@ int main(int argc, char **argv)
 			ret = 1;
 			continue;
 		}
-		printf("ovh %s rate %.0f\n", benches[j].name, n / (now() - t0));
+		printf("ovh %s rate %.0f\n", benches[j].name, n / (mono_seconds() - t0));
 		fflush(stdout);
 	}
 	return ret;
