@@ -3,13 +3,14 @@
  * Churn: thousands of ptys opened, taken as controlling terminal by a
  * fresh session leader and torn down again in all the ways a tty goes
  * away (exit, TIOCNOTTY, vhangup, master closed under a live leader,
- * renice, fork), while another process flips the sysctl and a third
- * reads the debugfs files. Afterwards no group may be left and the
+ * renice, fork, threads being created as the terminal goes), while
+ * another process flips the sysctl and a third reads the debugfs files. Afterwards no group may be left and the
  * feature must still work.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,10 +33,10 @@ TT_FIXTURE(churn);
 #define MIN_ITERATIONS	200
 
 enum { K_EXIT, K_NOTTY, K_VHANGUP, K_FORK, K_NICE, K_MASTER, K_SCTTY,
-       NR_KINDS };
+       K_THREADS, NR_KINDS };
 static const char *const kind_name[] = {
 	"exit", "tiocnotty", "vhangup", "fork", "renice", "master-close",
-	"tiocsctty",
+	"tiocsctty", "threads",
 };
 
 struct shared {
@@ -58,6 +59,56 @@ static int is_empty(void)
 	char buf[128];
 
 	return tt_proc_ttygroup(getpid(), buf, sizeof(buf)) == 0;
+}
+
+static volatile int spawning;
+
+static void *briefly_spin(void *arg)
+{
+	double end = mono_seconds() + 0.001;
+
+	while (mono_seconds() < end)
+		;
+	return arg;
+}
+
+/*
+ * Threads created while the session loses its terminal: one created in
+ * that window must not stay in the group, which goes with the tty while
+ * such a thread still runs.
+ */
+static void *spawn_threads(void *arg)
+{
+	pthread_t t;
+
+	while (spawning) {
+		if (pthread_create(&t, NULL, briefly_spin, NULL) ||
+		    pthread_join(t, NULL))
+			return (void *)1;
+	}
+	return arg;
+}
+
+static int threads_as_tty_goes(int fd, int ready_fd)
+{
+	pthread_t spawner;
+	void *spawn_failed;
+	int ret = 0;
+
+	spawning = 1;
+	if (pthread_create(&spawner, NULL, spawn_threads, NULL))
+		return 1;
+	tt_sleep(0.003);
+	/* With the slave closed, the parent's master close frees the tty. */
+	if (ioctl(fd, TIOCNOTTY) || close(fd) || !is_empty() ||
+	    write(ready_fd, "r", 1) != 1)
+		ret = 1;
+	else
+		tt_sleep(0.010);
+	spawning = 0;
+	if (pthread_join(spawner, &spawn_failed) || spawn_failed)
+		ret = 1;
+	return ret;
 }
 
 /* The session leader of one iteration; its exit status is the verdict. */
@@ -113,6 +164,10 @@ leader(int kind, int i, const char *slave, const char *name, int ready_fd)
 				_exit(25);
 			else
 				tt_sleep(0.002);
+		break;
+	case K_THREADS:
+		if (threads_as_tty_goes(fd, ready_fd))
+			_exit(26);
 		break;
 	}
 	_exit(0);
@@ -198,8 +253,9 @@ TEST_F_TIMEOUT(churn, churn, 150)
 		ASSERT_GT(pid, 0);
 		tt_register(pid);
 		close(pfd[1]);
-		/* The master goes while the leader still has the tty. */
-		if (kind == K_MASTER && read(pfd[0], &c, 1) == 1)
+		/* The master goes while the leader (or its threads) runs. */
+		if ((kind == K_MASTER || kind == K_THREADS) &&
+		    read(pfd[0], &c, 1) == 1)
 			tt_pty_close(&p);
 		st = tt_wait(pid, 10);
 		close(pfd[0]);
