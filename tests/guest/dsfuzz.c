@@ -50,11 +50,13 @@
 #include "ttytest.h"
 
 #define MAX_WORKERS	16
+#define PARK_SECONDS	60
 #define TTY_SYSCTL	"/proc/sys/kernel/sched_tty_sched_enabled"
 
 /* What one worker holds, written by it, read by the supervisor. */
 struct slot {
-	volatile int busy;		/* inside an operation */
+	volatile int parked;		/* waiting out a checkpoint */
+	volatile int op;		/* the operation it is in */
 	volatile pid_t pid;
 	volatile int dl;		/* holds a reservation */
 	volatile uint64_t bw;
@@ -65,6 +67,8 @@ struct slot {
 };
 
 static struct slot *slots;
+/* Set by the supervisor: workers park between two operations. */
+static volatile int *checkpoint;
 static uint64_t rng_state;
 
 static uint64_t rnd(void)
@@ -348,10 +352,16 @@ static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
 		    setresuid(uid, uid, uid == 1000 ? 1001 : 1000)))
 		_exit(1);
 	for (;;) {
-		s->busy = 1;
+		if (*checkpoint) {
+			s->parked = 1;
+			while (*checkpoint)
+				usleep(1000);
+			s->parked = 0;
+		}
 		op = rnd() % 10;
 		if (!(ops_mask & (1u << (op == 1 ? 0 : op))))
 			op = 9;
+		s->op = op;
 		switch (op) {
 		case 0: case 1: op_setattr(s); break;
 		case 2: op_setattr_child(); break;
@@ -362,13 +372,11 @@ static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
 		case 7: op_sysctl(); break;
 		case 8: op_pty(s); break;
 		default:
-			s->busy = 0;
 			if (!(rnd() % 500))
 				_exit(0);
 			usleep(rnd() % 2000);
 		}
 		s->ops++;
-		s->busy = 0;
 	}
 }
 
@@ -414,39 +422,56 @@ static int alive(int i)
 	return !strchr("ZX", tt_proc_state(slots[i].pid));
 }
 
-static int stop_all(void)
+/*
+ * Wait until every live worker is parked between two operations, so that
+ * what the slots say is what the kernel holds. A worker on a small
+ * deadline budget, or a debug kernel under TCG, may take seconds to get
+ * there; one that never does is reported.
+ */
+static int park_all(double timeout)
 {
-	int i, tries;
-
-	for (tries = 0; tries < 100; tries++) {
-		for (i = 0; i < nworkers; i++)
-			kill(slots[i].pid, SIGSTOP);
-		usleep(20000);
-		for (i = 0; i < nworkers; i++)
-			if (slots[i].busy && alive(i))
-				break;
-		if (i == nworkers)
-			return 0;
-		/* Let them finish: one on a 1% budget may need a few periods. */
-		for (i = 0; i < nworkers; i++)
-			kill(slots[i].pid, SIGCONT);
-		usleep(100000 + rnd() % 5000);
-	}
-	return -1;
-}
-
-static void cont_all(void)
-{
+	double end = mono_seconds() + timeout;
 	int i;
 
-	for (i = 0; i < nworkers; i++)
-		kill(slots[i].pid, SIGCONT);
+	*checkpoint = 1;
+	for (;;) {
+		for (i = 0; i < nworkers; i++)
+			if (!slots[i].parked && alive(i))
+				break;
+		if (i == nworkers)
+			return -1;
+		if (mono_seconds() > end)
+			return i;
+		usleep(10000);
+	}
+}
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void report_stuck(int i)
+{
+	struct sched_attr a = { };
+	char path[64], wchan[64];
+
+	dt_getattr(slots[i].pid, &a);
+	snprintf(path, sizeof(path), "/proc/%d/wchan", slots[i].pid);
+	if (tt_read_file(path, wchan, sizeof(wchan)) < 0)
+		strcpy(wchan, "?");
+	fail("worker %d (pid %d, state %c, policy %u, runtime %llu period %llu, wchan %s) not parked after %d s in operation %d",
+	     i, slots[i].pid, tt_proc_state(slots[i].pid), a.sched_policy,
+	     (unsigned long long)a.sched_runtime,
+	     (unsigned long long)a.sched_period, wchan, PARK_SECONDS,
+	     slots[i].op);
+}
+
+static void unpark_all(void)
+{
+	*checkpoint = 0;
 }
 
 static int failures, base_groups;
 static long held_checked;	/* reservations seen at checkpoints */
 
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -603,7 +628,7 @@ int main(int argc, char **argv)
 	};
 	long user_pct, unpriv_pct, tty_on, ops = 0, checks = 0, invariants = 0;
 	double seconds = 60, end;
-	int check_ms = 2000, opt, i;
+	int check_ms = 2000, opt, i, stuck;
 	int64_t base_bw;
 
 	seed = 1;
@@ -641,12 +666,13 @@ int main(int argc, char **argv)
 	}
 	rng_state = seed;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	slots = mmap(NULL, sizeof(*slots) * MAX_WORKERS, PROT_READ | PROT_WRITE,
-		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	slots = mmap(NULL, sizeof(*slots) * MAX_WORKERS + sizeof(*checkpoint),
+		     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (slots == MAP_FAILED) {
 		perror("dsfuzz: mmap");
 		return 2;
 	}
+	checkpoint = (volatile int *)&slots[MAX_WORKERS];
 	user_pct = dt_knob_get(DT_USER_PCT);
 	unpriv_pct = dt_knob_get(DT_UNPRIV_PCT);
 	tty_on = dt_knob_get(TTY_SYSCTL);
@@ -671,14 +697,15 @@ int main(int argc, char **argv)
 		if (rnd() % 3 == 0)
 			kill(slots[rnd() % nworkers].pid, SIGKILL);
 		ops += reap();
-		if (stop_all()) {
-			fail("workers never all outside a call");
-			cont_all();
+		stuck = park_all(PARK_SECONDS);
+		if (stuck >= 0) {
+			report_stuck(stuck);
+			unpark_all();
 			continue;
 		}
 		invariants += check(base_bw);
 		checks++;
-		cont_all();
+		unpark_all();
 	}
 	for (i = 0; i < nworkers; i++) {
 		kill(slots[i].pid, SIGKILL);
