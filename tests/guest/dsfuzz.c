@@ -12,8 +12,9 @@
  * invalid values). The supervisor kills and respawns workers at random.
  *
  * Every worker records, in shared memory, the reservation it holds and
- * the uid it is charged to. At every checkpoint the supervisor stops all
- * workers outside a call and checks the invariants:
+ * the uid it is charged to. At every checkpoint the supervisor waits
+ * until all workers are parked between two operations and checks the
+ * invariants:
  *   - /proc/sched_deadline_users lists exactly the uids with unprivileged
  *     reservations, each with the sum of what its workers hold;
  *   - the root domain's total_bw is the baseline plus every reservation
