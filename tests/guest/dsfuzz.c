@@ -9,7 +9,8 @@
  * inverted and overflowing times, bad sizes), fork and exit, setresuid,
  * affinity changes, pty open/close/TIOCSCTTY/TIOCNOTTY/vhangup, writes of
  * /proc/self/ttygroup and, as root, of every project sysctl (valid and
- * invalid values). The supervisor kills and respawns workers at random.
+ * invalid values). The supervisor kills workers at random, between two
+ * of their operations, and starts new ones.
  *
  * Every worker records, in shared memory, the reservation it holds and
  * the uid it is charged to. At every checkpoint the supervisor waits
@@ -52,6 +53,7 @@
 
 #define MAX_WORKERS	16
 #define PARK_SECONDS	60
+#define LAST_REQUESTS	4
 #define TTY_SYSCTL	"/proc/sys/kernel/sched_tty_sched_enabled"
 
 /* What one worker holds, written by it, read by the supervisor. */
@@ -65,6 +67,10 @@ struct slot {
 	volatile int ptys;		/* terminals it has open */
 	volatile long ops;
 	volatile long admitted;		/* successful deadline requests */
+	/* Its last requests for itself and their errno, for a report. */
+	struct sched_attr last[LAST_REQUESTS];
+	int last_errno[LAST_REQUESTS];
+	unsigned int nlast;
 };
 
 static struct slot *slots;
@@ -148,7 +154,14 @@ static void op_setattr(struct slot *s)
 	a.size = size;
 	if (dt_getattr(0, &before))
 		return;
-	if (syscall(SYS_sched_setattr, 0, &a, 0) || dt_getattr(0, &cur))
+	s->last[s->nlast % LAST_REQUESTS] = a;
+	s->last_errno[s->nlast % LAST_REQUESTS] = -1;
+	if (syscall(SYS_sched_setattr, 0, &a, 0)) {
+		s->last_errno[s->nlast++ % LAST_REQUESTS] = errno;
+		return;
+	}
+	s->last_errno[s->nlast++ % LAST_REQUESTS] = 0;
+	if (dt_getattr(0, &cur))
 		return;
 	/*
 	 * A request that changes nothing is not a new reservation, and
@@ -402,6 +415,16 @@ static void spawn(int i)
 /* Reap exited workers (their reservations are gone) and respawn them. */
 static long admitted;
 
+/* Worker @i is gone and waited for: count what it did, start another. */
+static long replace(int i)
+{
+	long done = slots[i].ops;
+
+	admitted += slots[i].admitted;
+	spawn(i);
+	return done;
+}
+
 static long reap(void)
 {
 	long done = 0;
@@ -410,11 +433,8 @@ static long reap(void)
 
 	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
 		for (i = 0; i < nworkers; i++)
-			if (slots[i].pid == pid) {
-				done += slots[i].ops;
-				admitted += slots[i].admitted;
-				spawn(i);
-			}
+			if (slots[i].pid == pid)
+				done += replace(i);
 	return done;
 }
 
@@ -449,20 +469,55 @@ static int park_all(double timeout)
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Unlike tt_wait(), gives up on a task that cannot die. */
+static int reaped_within(pid_t pid, double seconds)
+{
+	double end = mono_seconds() + seconds;
+
+	while (waitpid(pid, NULL, WNOHANG) != pid)
+		if (mono_seconds() > end)
+			return 0;
+		else
+			usleep(10000);
+	return 1;
+}
+
+/* What a worker that does not come back was doing, and its state. */
 static void report_stuck(int i)
 {
-	struct sched_attr a = { };
-	char path[64], wchan[64];
+	struct slot *w = &slots[i];
+	struct sched_attr a = { }, *l;
+	char path[64], buf[4096], *line;
+	unsigned int n;
 
-	dt_getattr(slots[i].pid, &a);
-	snprintf(path, sizeof(path), "/proc/%d/wchan", slots[i].pid);
-	if (tt_read_file(path, wchan, sizeof(wchan)) < 0)
-		strcpy(wchan, "?");
-	fail("worker %d (pid %d, state %c, policy %u, runtime %llu period %llu, wchan %s) not parked after %d s in operation %d",
-	     i, slots[i].pid, tt_proc_state(slots[i].pid), a.sched_policy,
+	dt_getattr(w->pid, &a);
+	fail("worker %d (pid %d, state %c, policy %u, runtime %llu deadline %llu period %llu flags %#llx) not parked after %d s in operation %d",
+	     i, w->pid, tt_proc_state(w->pid), a.sched_policy,
 	     (unsigned long long)a.sched_runtime,
-	     (unsigned long long)a.sched_period, wchan, PARK_SECONDS,
-	     slots[i].op);
+	     (unsigned long long)a.sched_deadline,
+	     (unsigned long long)a.sched_period,
+	     (unsigned long long)a.sched_flags, PARK_SECONDS, w->op);
+	for (n = w->nlast > LAST_REQUESTS ? w->nlast - LAST_REQUESTS : 0;
+	     n < w->nlast; n++) {
+		l = &w->last[n % LAST_REQUESTS];
+		printf("#   request %u: size %u policy %u flags %#llx nice %d prio %u runtime %llu deadline %llu period %llu: errno %d\n",
+		       n, l->size, l->sched_policy,
+		       (unsigned long long)l->sched_flags, l->sched_nice,
+		       l->sched_priority, (unsigned long long)l->sched_runtime,
+		       (unsigned long long)l->sched_deadline,
+		       (unsigned long long)l->sched_period,
+		       w->last_errno[n % LAST_REQUESTS]);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/sched", w->pid);
+	if (tt_read_file(path, buf, sizeof(buf)) > 0)
+		for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+			if (strstr(line, "dl.") || strstr(line, "policy") ||
+			    strstr(line, "nr_switches"))
+				printf("#   %s\n", line);
+	snprintf(path, sizeof(path), "/proc/%d/stack", w->pid);
+	if (tt_read_file(path, buf, sizeof(buf)) > 0)
+		for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+			printf("#   %s\n", line);
 }
 
 static void unpark_all(void)
@@ -694,15 +749,28 @@ int main(int argc, char **argv)
 	while (mono_seconds() < end) {
 		tt_sleep(check_ms / 1000.0);
 		ops += reap();
-		/* Now and then a kill from outside. */
-		if (rnd() % 3 == 0)
-			kill(slots[rnd() % nworkers].pid, SIGKILL);
-		ops += reap();
 		stuck = park_all(PARK_SECONDS);
 		if (stuck >= 0) {
 			report_stuck(stuck);
 			unpark_all();
 			continue;
+		}
+		/*
+		 * Now and then a kill from outside, between two operations: a
+		 * worker killed inside op_setattr_child() would leave its child
+		 * a deadline task on a budget of a few microseconds, which
+		 * holds its bandwidth for the seconds its exit then takes.
+		 */
+		if (rnd() % 3 == 0) {
+			i = rnd() % nworkers;
+			kill(slots[i].pid, SIGKILL);
+			if (reaped_within(slots[i].pid, 10)) {
+				ops += replace(i);
+			} else {
+				fail("worker %d (pid %d) still there 10 s after SIGKILL",
+				     i, slots[i].pid);
+				report_stuck(i);
+			}
 		}
 		invariants += check(base_bw);
 		checks++;
@@ -710,7 +778,11 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < nworkers; i++) {
 		kill(slots[i].pid, SIGKILL);
-		waitpid(slots[i].pid, NULL, 0);
+		if (!reaped_within(slots[i].pid, 10)) {
+			fail("worker %d (pid %d, state %c) still there 10 s after SIGKILL",
+			     i, slots[i].pid, tt_proc_state(slots[i].pid));
+			report_stuck(i);
+		}
 		ops += slots[i].ops;
 		admitted += slots[i].admitted;
 	}
