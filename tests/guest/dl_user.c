@@ -235,6 +235,11 @@ TEST_F(dl_user, unprivileged_bounds)
 	EXPECT_EQ(0, dt_users_count());
 	EXPECT_EQ(0, tt_cmd(0, TT_OP_DL, 100, 1000));
 	EXPECT_EQ(1000, reserved(U1));
+	/*
+	 * Overrunning 100 us, which TCG can make it do, would kill it with
+	 * SIGXCPU once the flag is on: start afresh.
+	 */
+	ASSERT_EQ(0, dt_set_other(tt_agent(0)->pid));
 	ASSERT_EQ(0, tt_cmd(0, TT_OP_DLFLAGS, SCHED_FLAG_DL_OVERRUN, 0));
 	EXPECT_EQ(0, reserve(0, 5));
 	EXPECT_EQ((int)hund(5), reserved(U1));
