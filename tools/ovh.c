@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,7 @@ static const struct {
 	{ "pty", bench_pty },
 	{ "setattr", bench_setattr },
 };
+#define NR_BENCHES	((int)(sizeof(benches) / sizeof(benches[0])))
 
 static void usage(void)
 {
@@ -170,8 +172,9 @@ int main(int argc, char **argv)
 		{ "help",    no_argument,       NULL, 'h' },
 		{ }
 	};
+	bool selected[NR_BENCHES];
 	double seconds = 2, t0;
-	int opt, i, j, ret = 0, all;
+	int opt, i, j, ret = 0;
 	long n;
 
 	while ((opt = getopt_long(argc, argv, "s:h", longopts, NULL)) != -1) {
@@ -186,19 +189,17 @@ int main(int argc, char **argv)
 			usage_hint();
 		}
 	}
+	for (j = 0; j < NR_BENCHES; j++)
+		selected[j] = optind == argc;
 	for (i = optind; i < argc; i++) {
-		for (j = 0; j < (int)(sizeof(benches) / sizeof(benches[0])); j++)
-			if (!strcmp(argv[i], benches[j].name))
-				break;
-		if (j == (int)(sizeof(benches) / sizeof(benches[0])))
+		for (j = 0; j < NR_BENCHES && strcmp(argv[i], benches[j].name); j++)
+			;
+		if (j == NR_BENCHES)
 			usage_error("unknown benchmark '%s'", argv[i]);
+		selected[j] = true;
 	}
-	all = optind == argc;
-	for (j = 0; j < (int)(sizeof(benches) / sizeof(benches[0])); j++) {
-		for (i = optind; !all && i < argc; i++)
-			if (!strcmp(argv[i], benches[j].name))
-				break;
-		if (!all && i == argc)
+	for (j = 0; j < NR_BENCHES; j++) {
+		if (!selected[j])
 			continue;
 		t0 = mono_seconds();
 		n = benches[j].run(seconds);
