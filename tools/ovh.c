@@ -9,6 +9,8 @@
  *   pty       open a pty master, its slave as controlling tty of a new
  *             session (what creates a tty group), close both
  *   setattr   sched_setattr() changing its own SCHED_DEADLINE reservation
+ *   elasticN  the same for an elastic reservation, with N - 1 other elastic
+ *             reservations in the pool, all rescaled by every call
  *
  * One line per benchmark: "ovh NAME rate N" (operations per second).
  */
@@ -17,6 +19,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +143,74 @@ static long bench_setattr(double seconds)
 	return n;
 }
 
+#define FLAG_ELASTIC	0x80ULL
+#define ELASTIC_MAX	100
+
+/*
+ * Root's elastic reservations of 5% each share the root domain: from 40 of
+ * them on they are scaled, and each call, changing one request, changes
+ * every grant. The others sleep, as players between frames do.
+ */
+static long bench_elastic(double seconds, int pool)
+{
+	struct dl_attr other = { .sched_policy = SCHED_OTHER };
+	pid_t pids[ELASTIC_MAX];
+	int i, started = 0, err = 0;
+	double end;
+	long n = 0;
+
+	for (i = 0; i < pool - 1; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			break;
+		if (!pids[i]) {
+			if (dl_set_deadline(0, 5000000, 100000000, 100000000,
+					    FLAG_ELASTIC))
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		started++;
+	}
+	/* Let the children make their requests. */
+	usleep(200000);
+	end = mono_seconds() + seconds;
+	while (started == pool - 1 && mono_seconds() < end) {
+		if (dl_set_deadline(0, (n % 2 ? 5000000 : 4500000), 100000000,
+				    100000000, FLAG_ELASTIC)) {
+			err = errno;
+			break;
+		}
+		n++;
+	}
+	if (dl_setattr(0, &other) && !err)
+		err = errno;
+	for (i = 0; i < started; i++) {
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+	if (started < pool - 1 || err) {
+		errno = err ?: EAGAIN;
+		return -1;
+	}
+	return n;
+}
+
+static long bench_elastic1(double seconds)
+{
+	return bench_elastic(seconds, 1);
+}
+
+static long bench_elastic10(double seconds)
+{
+	return bench_elastic(seconds, 10);
+}
+
+static long bench_elastic100(double seconds)
+{
+	return bench_elastic(seconds, ELASTIC_MAX);
+}
+
 static const struct {
 	const char *name;
 	long (*run)(double seconds);
@@ -148,6 +219,9 @@ static const struct {
 	{ "fork", bench_fork },
 	{ "pty", bench_pty },
 	{ "setattr", bench_setattr },
+	{ "elastic1", bench_elastic1 },
+	{ "elastic10", bench_elastic10 },
+	{ "elastic100", bench_elastic100 },
 };
 #define NR_BENCHES	((int)(sizeof(benches) / sizeof(benches[0])))
 
@@ -157,7 +231,9 @@ static void usage(void)
 "Usage: ovh [options] [BENCH...]\n"
 "Count operations per second: pipe (ping-pong), fork (fork+exit+wait),\n"
 "pty (open a pty, take it as controlling tty, close), setattr\n"
-"(a new SCHED_DEADLINE reservation each call). Default: all of them.\n"
+"(a new SCHED_DEADLINE reservation each call), elastic1, elastic10,\n"
+"elastic100 (the same, elastic, among 1, 10, 100 elastic reservations).\n"
+"Default: pipe fork pty setattr.\n"
 "\n"
 "  -s, --seconds=S   time per benchmark (default 2, 0.1..600)\n"
 "  -h, --help        show this help\n"
@@ -189,8 +265,9 @@ int main(int argc, char **argv)
 			usage_hint();
 		}
 	}
+	/* The elastic ones need CONFIG_SCHED_DEADLINE_ELASTIC: on request. */
 	for (j = 0; j < NR_BENCHES; j++)
-		selected[j] = optind == argc;
+		selected[j] = optind == argc && strncmp(benches[j].name, "elastic", 7);
 	for (i = optind; i < argc; i++) {
 		for (j = 0; j < NR_BENCHES && strcmp(argv[i], benches[j].name); j++)
 			;

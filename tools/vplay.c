@@ -9,6 +9,11 @@
  * deadline has already passed when the player gets to it is dropped, as a
  * player that has fallen behind does; a frame finished after its deadline
  * is late.
+ *
+ * With --elastic the player asks for an elastic reservation and reads back,
+ * every frame, the runtime it was granted: when that is less than it asked
+ * for, it renders the frame at the same fraction of its full work (lower
+ * quality, the way a player lowers resolution) so that it keeps up.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,8 +31,12 @@
 #include "dl.h"
 
 
+#define FLAG_ELASTIC	0x80ULL
+
 struct stats {
 	long frames, on_time, late, dropped;
+	long degraded;		/* played below full quality */
+	double quality;		/* sum over played frames, 1 = full */
 	long n;			/* lateness samples in lat[] */
 	int64_t *lat;		/* ns, finish - deadline, of frames played */
 };
@@ -40,7 +49,9 @@ static void usage(void)
 "deadline. Prints a line a second and a summary: frames on time, late\n"
 "(finished after the deadline) and dropped (deadline passed before the\n"
 "frame was started), and the lateness of played frames (finish minus\n"
-"deadline; negative is early) at the 50th and 99th percentile and max.\n"
+"deadline; negative is early) at the 50th and 99th percentile and max;\n"
+"with --elastic also the frames played at reduced quality and the mean\n"
+"quality (1.00: every frame with all its work).\n"
 "\n"
 "  -f, --fps=N          frames per second (default 20, 1..1000)\n"
 "  -w, --work-ms=MS     CPU time per frame (default 10, 0.01..1000)\n"
@@ -51,6 +62,11 @@ static void usage(void)
 "                       period 1/fps and the deadline above\n"
 "  -r, --runtime-ms=MS  runtime asked for with --policy=deadline\n"
 "                       (default: 1.25 times --work-ms)\n"
+"  -S, --slice-ms=MS    with --policy=other: ask EEVDF for a slice of MS\n"
+"                       (sched_attr.sched_runtime, 0.1..100; any user may)\n"
+"  -e, --elastic        --policy=deadline with SCHED_FLAG_DL_ELASTIC: never\n"
+"                       refused; when granted less than --runtime-ms, play\n"
+"                       each frame with that fraction of --work-ms\n"
 "  -q, --quiet          only the summary\n"
 "  -h, --help           show this help\n"
 "\n"
@@ -74,6 +90,21 @@ static void work(int64_t ns)
 
 	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		;
+}
+
+/*
+ * What an elastic reservation grants now, as a fraction of @asked. Waiting
+ * under SCHED_OTHER (nothing granted), the player does its best at full
+ * quality, like any SCHED_OTHER player.
+ */
+static double granted_fraction(int64_t asked)
+{
+	struct dl_attr a;
+
+	if (dl_getattr(0, &a) || a.sched_policy != SCHED_DEADLINE)
+		return 1;
+	return a.sched_runtime >= (uint64_t)asked ? 1 :
+	       (double)a.sched_runtime / (double)asked;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -101,9 +132,10 @@ static void report(const char *what, struct stats *s, long from)
 	int64_t *v = s->lat + from;
 
 	printf("vplay: %s frames %ld on_time %ld late %ld dropped %ld"
-	       " lateness_ms p50 %.2f p99 %.2f max %.2f\n",
+	       " lateness_ms p50 %.2f p99 %.2f max %.2f degraded %ld quality %.2f\n",
 	       what, s->frames, s->on_time, s->late, s->dropped,
-	       pct_ms(v, n, 50), pct_ms(v, n, 99), pct_ms(v, n, 100));
+	       pct_ms(v, n, 50), pct_ms(v, n, 99), pct_ms(v, n, 100),
+	       s->degraded, s->n ? s->quality / s->n : 0.0);
 	fflush(stdout);
 }
 
@@ -116,18 +148,21 @@ int main(int argc, char **argv)
 		{ "seconds",     required_argument, NULL, 's' },
 		{ "policy",      required_argument, NULL, 'p' },
 		{ "runtime-ms",  required_argument, NULL, 'r' },
+		{ "elastic",     no_argument,       NULL, 'e' },
+		{ "slice-ms",    required_argument, NULL, 'S' },
 		{ "quiet",       no_argument,       NULL, 'q' },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ }
 	};
 	double fps = 20, work_ms = 10, deadline_ms = 0, seconds = 5;
-	double runtime_ms = 0;
-	int deadline_policy = 0, quiet = 0, opt, ret;
+	double runtime_ms = 0, slice_ms = 0;
+	int deadline_policy = 0, elastic = 0, quiet = 0, opt, ret;
+	double quality;
 	int64_t period, deadline, runtime, t0, release, finish, next_report;
 	long frame, nframes, mark = 0, sec = 0;
 	struct stats s = { 0 };
 
-	while ((opt = getopt_long(argc, argv, "f:w:d:s:p:r:qh", longopts,
+	while ((opt = getopt_long(argc, argv, "f:w:d:s:p:r:eS:qh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'f':
@@ -154,6 +189,12 @@ int main(int argc, char **argv)
 			runtime_ms = arg_double("--runtime-ms", optarg, 0.01,
 						1000);
 			break;
+		case 'e':
+			elastic = 1;
+			break;
+		case 'S':
+			slice_ms = arg_double("--slice-ms", optarg, 0.1, 100);
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -166,6 +207,8 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
+	if (elastic)
+		deadline_policy = 1;
 
 	period = (int64_t)(NSEC_PER_SEC / fps);
 	deadline = deadline_ms ? (int64_t)(deadline_ms * NSEC_PER_MSEC) : period;
@@ -181,6 +224,8 @@ int main(int argc, char **argv)
 		runtime = deadline;
 	if (!deadline_policy && runtime_ms)
 		usage_error("--runtime-ms needs --policy=deadline");
+	if (deadline_policy && slice_ms)
+		usage_error("--slice-ms is for --policy=other");
 
 	nframes = (long)(seconds * fps + 0.5);
 	s.lat = calloc(nframes, sizeof(*s.lat));
@@ -189,7 +234,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (deadline_policy) {
-		ret = dl_set_deadline(0, runtime, deadline, period, 0);
+		ret = dl_set_deadline(0, runtime, deadline, period,
+				      elastic ? FLAG_ELASTIC : 0);
 		if (ret) {
 			fprintf(stderr, "vplay: SCHED_DEADLINE runtime %.2f ms deadline %.2f ms period %.2f ms: %s%s\n",
 				(double)runtime / NSEC_PER_MSEC,
@@ -200,9 +246,22 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (slice_ms) {
+		struct dl_attr a = {
+			.sched_policy = SCHED_OTHER,
+			.sched_runtime = (uint64_t)(slice_ms * NSEC_PER_MSEC),
+		};
+
+		ret = dl_setattr(0, &a);
+		if (ret) {
+			fprintf(stderr, "vplay: SCHED_OTHER slice %.2f ms: %s\n",
+				slice_ms, strerror(-ret));
+			return 1;
+		}
+	}
 	printf("vplay: fps %.0f work_ms %.2f deadline_ms %.2f policy %s runtime_ms %.2f frames %ld\n",
 	       fps, work_ms, (double)deadline / NSEC_PER_MSEC,
-	       deadline_policy ? "deadline" : "other",
+	       elastic ? "elastic" : deadline_policy ? "deadline" : "other",
 	       deadline_policy ? (double)runtime / NSEC_PER_MSEC : 0.0,
 	       nframes);
 	fflush(stdout);
@@ -222,7 +281,10 @@ int main(int argc, char **argv)
 		if (clock_ns(CLOCK_MONOTONIC) > release + deadline) {
 			s.dropped++;
 		} else {
-			work((int64_t)(work_ms * NSEC_PER_MSEC));
+			quality = elastic ? granted_fraction(runtime) : 1;
+			s.quality += quality;
+			s.degraded += quality < 1;
+			work((int64_t)(work_ms * quality * NSEC_PER_MSEC));
 			finish = clock_ns(CLOCK_MONOTONIC);
 			s.lat[s.n++] = finish - (release + deadline);
 			if (finish > release + deadline)

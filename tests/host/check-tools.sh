@@ -7,7 +7,8 @@
 # Nothing here touches /proc/sys or /proc/*/ttygroup: ttyshare --nice is
 # only given out-of-range values, which are rejected before anything runs.
 # vplay runs only under SCHED_OTHER here: --policy=deadline is for guests,
-# and so are ovh's benchmarks.
+# and so are ovh's benchmarks. dlrun is only given requests it must refuse
+# before calling sched_setattr().
 #
 # Usage: tests/host/check-tools.sh [BINDIR]   (default: build/tools)
 
@@ -54,7 +55,7 @@ help_ok() {
 		grep -q '^Usage: ' "$TMP/out"
 }
 
-for tool in pert ptyrun ttyshare spin vplay ovh; do
+for tool in pert ptyrun ttyshare spin vplay ovh dlrun; do
 	check "$tool --help exits 0" help_ok "$tool"
 done
 
@@ -241,7 +242,7 @@ check "vplay work longer than the deadline is rejected" \
 check "vplay deadline longer than the frame is rejected" \
 	usage_fails vplay --fps 20 --deadline-ms 60 -s 0.1
 
-VPLAY_RE='^vplay: total frames 25 on_time [0-9]+ late [0-9]+ dropped [0-9]+ lateness_ms p50 -?[0-9]+\.[0-9]{2} p99 -?[0-9]+\.[0-9]{2} max -?[0-9]+\.[0-9]{2}$'
+VPLAY_RE='^vplay: total frames 25 on_time [0-9]+ late [0-9]+ dropped [0-9]+ lateness_ms p50 -?[0-9]+\.[0-9]{2} p99 -?[0-9]+\.[0-9]{2} max -?[0-9]+\.[0-9]{2} degraded 0 quality 1\.00$'
 vplay_plays() {
 	local on late dropped
 
@@ -255,6 +256,29 @@ vplay_plays() {
 	[ $((on + late + dropped)) = 25 ]
 }
 check "vplay --quiet plays every frame and prints header and summary" vplay_plays
+
+bad_values vplay --slice-ms "-s 0.1" abc -1 0 0.05 101 ""
+check "vplay --slice-ms with --policy deadline is rejected" \
+	usage_fails vplay --slice-ms 1 --policy deadline -s 0.1
+check "vplay --elastic checks --runtime-ms" \
+	usage_fails vplay --elastic --runtime-ms abc -s 0.1
+
+# ---- dlrun -------------------------------------------------------------
+
+bad_values dlrun --runtime "-p 10ms true" abc 5x 1.5xs -1 +1 " 1" "" 0 nan 1e30s
+bad_values dlrun --period "-r 1ms true" abc 10m -10ms "" 0
+bad_values dlrun --deadline "-r 1ms -p 10ms true" abc 2h "" 0
+bad_values dlrun --pid "-r 1ms -p 10ms" abc 0 -1 99999999999 ""
+check "dlrun without --runtime is rejected" usage_fails dlrun -p 10ms true
+check "dlrun without --period is rejected" usage_fails dlrun -r 1ms true
+check "dlrun runtime over the deadline is rejected" \
+	usage_fails dlrun -r 6ms -d 5ms -p 10ms true
+check "dlrun deadline over the period is rejected" \
+	usage_fails dlrun -r 1ms -d 20ms -p 10ms true
+check "dlrun without a command is rejected" usage_fails dlrun -r 1ms -p 10ms
+check "dlrun --pid with a command is rejected" \
+	usage_fails dlrun -r 1ms -p 10ms --pid 1 true
+check "dlrun unknown option is rejected" usage_fails dlrun --bogus -r 1ms -p 10ms true
 
 # ---- ovh ---------------------------------------------------------------
 # Only its argument checks: the pty and setattr benchmarks are for guests.
