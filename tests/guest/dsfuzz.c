@@ -64,6 +64,8 @@ struct slot {
 	volatile int dl;		/* holds a reservation */
 	volatile uint64_t bw;
 	volatile int charged_uid;	/* -1: privileged */
+	volatile int elastic;		/* bw is the kernel's to change */
+	struct sched_attr elastic_req;	/* what it asked for */
 	volatile int ptys;		/* terminals it has open */
 	volatile long ops;
 	volatile long admitted;		/* successful deadline requests */
@@ -142,7 +144,16 @@ static void rnd_attr(struct sched_attr *a, unsigned int *size, int sane)
 	*size = rnd() % 5 ? 48 : pick(sizes, 9);
 }
 
-#define DL_PARAM_FLAGS	(SCHED_FLAG_RECLAIM | SCHED_FLAG_DL_OVERRUN)
+#define DL_PARAM_FLAGS	(SCHED_FLAG_RECLAIM | SCHED_FLAG_DL_OVERRUN | \
+			 SCHED_FLAG_DL_ELASTIC)
+
+static int same_request(const struct sched_attr *a, const struct sched_attr *b)
+{
+	return a->sched_runtime == b->sched_runtime &&
+	       a->sched_deadline == b->sched_deadline &&
+	       a->sched_period == b->sched_period &&
+	       (a->sched_flags & DL_PARAM_FLAGS) == (b->sched_flags & DL_PARAM_FLAGS);
+}
 
 static void op_setattr(struct slot *s)
 {
@@ -168,14 +179,27 @@ static void op_setattr(struct slot *s)
 	 * keeps its charge (the kernel's dl_param_changed()).
 	 */
 	same = before.sched_policy == SCHED_DEADLINE &&
-	       a.sched_policy == SCHED_DEADLINE &&
-	       a.sched_runtime == before.sched_runtime &&
-	       a.sched_deadline == before.sched_deadline &&
-	       a.sched_period == before.sched_period &&
-	       (a.sched_flags & DL_PARAM_FLAGS) ==
-	       (before.sched_flags & DL_PARAM_FLAGS);
+	       a.sched_policy == SCHED_DEADLINE && same_request(&a, &before);
+	/* KEEP_PARAMS keeps policy and parameters, elastic or not. */
+	if (a.sched_flags & SCHED_FLAG_KEEP_PARAMS)
+		return;
 	s->dl = cur.sched_policy == SCHED_DEADLINE;
 	s->admitted += s->dl && a.sched_policy == SCHED_DEADLINE;
+	/*
+	 * An elastic request may wait under SCHED_OTHER and be granted
+	 * later, and its grant changes with the others: check() reads it
+	 * back, charged to the uid that asked.
+	 */
+	if (a.sched_policy == SCHED_DEADLINE &&
+	    (a.sched_flags & SCHED_FLAG_DL_ELASTIC)) {
+		/* The same request again is not a new one either. */
+		if (!s->elastic || !same_request(&a, &s->elastic_req))
+			s->charged_uid = geteuid() ? (int)getuid() : -1;
+		s->elastic = 1;
+		s->elastic_req = a;
+		return;
+	}
+	s->elastic = 0;
 	if (!s->dl) {
 		s->bw = 0;
 		s->charged_uid = -1;
@@ -406,6 +430,7 @@ static void spawn(int i)
 
 	memset(&slots[i], 0, sizeof(slots[i]));
 	slots[i].charged_uid = -1;
+	slots[i].elastic = 0;
 	pid = fork();
 	if (!pid)
 		worker(i, uids[i % 3], wseed);
@@ -608,37 +633,69 @@ static int users_match(const uint64_t *per_uid, char *why, size_t len)
  * files are closed: each invariant gets a few seconds to settle.
  * Returns the number of invariants checked.
  */
+/*
+ * What the workers hold, per uid and in all; an elastic grant is read
+ * back from the kernel, which rescales it when others come and go.
+ */
+static void held(uint64_t *per_uid, uint64_t *all, long *n)
+{
+	struct sched_attr a;
+	struct slot *s;
+	uint64_t bw;
+	int i;
+
+	per_uid[0] = per_uid[1] = *all = *n = 0;
+	for (i = 0; i < nworkers; i++) {
+		s = &slots[i];
+		if (!alive(i))
+			continue;
+		bw = s->dl ? s->bw : 0;
+		if (s->elastic)
+			bw = dt_getattr(s->pid, &a) || a.sched_policy != SCHED_DEADLINE ?
+			     0 : dt_bw(a.sched_runtime, a.sched_period ?: a.sched_deadline);
+		if (!bw)
+			continue;
+		++*n;
+		*all += bw;
+		if (s->charged_uid == 1000)
+			per_uid[0] += bw;
+		else if (s->charged_uid == 1001)
+			per_uid[1] += bw;
+	}
+}
+
 static int check(int64_t base_bw)
 {
-	uint64_t per_uid[2] = { 0, 0 }, all = 0;
+	uint64_t per_uid[2], all;
 	int i, ptys = 0, groups;
 	double settle = mono_seconds() + 3;
 	int64_t total;
 	char why[256];
+	long n;
 
 	reset_strays();
-	for (i = 0; i < nworkers; i++) {
-		if (!alive(i))
-			continue;
-		if (slots[i].dl) {
-			held_checked++;
-			all += slots[i].bw;
-			if (slots[i].charged_uid == 1000)
-				per_uid[0] += slots[i].bw;
-			else if (slots[i].charged_uid == 1001)
-				per_uid[1] += slots[i].bw;
-		}
-		ptys += slots[i].ptys;
-	}
-	while (!users_match(per_uid, why, sizeof(why)) && mono_seconds() < settle)
+	for (i = 0; i < nworkers; i++)
+		if (alive(i))
+			ptys += slots[i].ptys;
+	held(per_uid, &all, &n);
+	while (!users_match(per_uid, why, sizeof(why)) && mono_seconds() < settle) {
 		tt_sleep(0.05);
+		held(per_uid, &all, &n);
+	}
 	if (!users_match(per_uid, why, sizeof(why)))
 		fail("%s", why);
 	/* A boundary reservation can have a 4 s period before its 0-lag time. */
-	total = dt_total_bw_wait(base_bw + (int64_t)all, 10);
+	settle = mono_seconds() + 10;
+	while ((total = dt_total_bw()) != base_bw + (int64_t)all &&
+	       mono_seconds() < settle) {
+		tt_sleep(0.05);
+		held(per_uid, &all, &n);
+	}
 	if (total != base_bw + (int64_t)all)
 		fail("total_bw %" PRId64 ", want %" PRId64 " (baseline %" PRId64 " + %" PRIu64 ")",
 		     total, base_bw + (int64_t)all, base_bw, all);
+	held_checked += n;
+	settle = mono_seconds() + 3;
 	while ((groups = tt_groups_count()) > base_groups + ptys &&
 	       mono_seconds() < settle)
 		tt_sleep(0.05);

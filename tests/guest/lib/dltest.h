@@ -28,6 +28,13 @@
 #define SCHED_FLAG_RECLAIM		0x02
 #define SCHED_FLAG_DL_OVERRUN		0x04
 #endif
+#ifndef SCHED_FLAG_KEEP_POLICY
+#define SCHED_FLAG_KEEP_POLICY		0x08
+#define SCHED_FLAG_KEEP_PARAMS		0x10
+#endif
+#ifndef SCHED_FLAG_DL_ELASTIC
+#define SCHED_FLAG_DL_ELASTIC		0x80
+#endif
 
 #define DT_MS		1000000ULL	/* ns */
 

@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Boot "deadline" (noautogroup): SCHED_DEADLINE for unprivileged users.
-# The C tests (dl_user), then the same capability through the tools users
-# have: util-linux chrt run as user1 under setpriv.
+# Boot "deadline" (noautogroup): SCHED_DEADLINE for unprivileged users,
+# hard and elastic. The C tests (dl_user, dl_elastic), then the same
+# capability through the tools users have: util-linux chrt and our dlrun
+# and vplay, run as user1 under setpriv; rt-tests cyclicdeadline.
 . /suites/lib.sh
 
 run dl_user
+run dl_elastic
 
 SETPRIV="/usr/bin/setpriv --reuid=1000 --regid=1000 --clear-groups"
 CHRT=/usr/bin/chrt
@@ -15,7 +17,7 @@ check() {
 	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fail=1; fi
 }
 echo "TAP version 13"
-echo "1..7"
+echo "1..11"
 # 10 ms every 100 ms as user1; chrt -p reads it back from inside.
 out=$($SETPRIV $CHRT -d -T 10000000 -P 100000000 -D 100000000 0 \
 	$CHRT -p 0 2>&1)
@@ -32,6 +34,21 @@ echo "$out" | sed 's/^/# /'
 [ $rc != 0 ] && echo "$out" | grep -q "Device or resource busy"; check $? chrt.over_cap_ebusy
 [ -z "$(cat /proc/sched_deadline_users)" ]; check $? users.nothing_left
 
+# dlrun: the same refusal, with what to do about it; elastic, not refused.
+out=$($SETPRIV /usr/local/bin/dlrun -r 40ms -p 100ms true 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# /'
+[ $rc = 1 ] && echo "$out" | grep -q "Device or resource busy: not enough bandwidth left.*--elastic"
+check $? dlrun.over_cap_explains
+out=$($SETPRIV /usr/local/bin/dlrun --elastic -v -r 40ms -p 100ms $CHRT -p 0 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# /'
+[ $rc = 0 ] && echo "$out" | grep -q "granted runtime 30.000 ms of 40.000 ms asked (75.0%)" &&
+	echo "$out" | grep -q "SCHED_DEADLINE" &&
+	echo "$out" | grep -Eq "(29999[0-9]{3}|30000000)/100000000/100000000"
+check $? dlrun.elastic_scaled_seen_by_chrt
+[ -z "$(cat /proc/sched_deadline_users)" ]; check $? users.nothing_left_elastic
+
 # The video player as user1, beside ten hogs on the one CPU of a cpuset
 # partition (a deadline task may not be pinned inside a larger root
 # domain): with 100 ms frames and twice the work as budget it misses none.
@@ -47,6 +64,17 @@ out=$(sh -c "echo \$\$ > $cg/dl-cpu0/cgroup.procs
 echo "$out" | sed 's/^/# /'
 echo "$out" | grep -q "^vplay: total frames 30 on_time 30 late 0 dropped 0 "
 check $? vplay.beside_hogs_misses_none
+# Two elastic players of 25% each as user1, cap 30%: both scaled to 15%,
+# the measured one does 60% of its work a frame and misses nothing.
+out=$(sh -c "echo \$\$ > $cg/dl-cpu0/cgroup.procs
+	spin -n 10 --seconds 7 & sleep 1
+	$SETPRIV /usr/local/bin/vplay --fps 10 --work-ms 20 --elastic --seconds 5 --quiet >/dev/null &
+	sleep 0.5
+	$SETPRIV /usr/local/bin/vplay --fps 10 --work-ms 20 --elastic --seconds 3 --quiet
+	wait" 2>&1)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q "^vplay: total frames 30 on_time 30 late 0 dropped 0 .* degraded 30 quality 0.60$"
+check $? vplay.elastic_within_grant_misses_none
 rmdir $cg/dl-cpu0
 echo -cpuset > $cg/cgroup.subtree_control
 

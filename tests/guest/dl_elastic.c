@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Elastic SCHED_DEADLINE reservations (CONFIG_SCHED_DEADLINE_ELASTIC):
+ * never refused for bandwidth, scaled by one factor per pool so that the
+ * grants fit every cap, grown back when bandwidth returns, waiting under
+ * SCHED_OTHER below the minimum grant; hard reservations keep theirs.
+ *
+ * Grants are read back with sched_getattr() and /proc/<pid>/sched. The
+ * kernel rounds a scaled runtime down, so grants are compared within
+ * TOL_US of the exact figure; every sum is checked against its cap
+ * exactly. The agents sleep: nothing here depends on timing, but growth
+ * after a reservation ends is asynchronous (a worker, and the 0-lag time
+ * of the bandwidth given back), so it is polled for up to GROW_S seconds.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tt_harness.h"
+#include "ttytest.h"
+#include "dltest.h"
+
+#define PERIOD_US	100000
+#define TOL_US		20		/* rounding of the scale factor */
+#define GROW_S		5.0
+#define U1		TT_UID1
+#define U2		TT_UID2
+
+DT_FIXTURE(dl_elastic);
+
+static int start_as(struct __test_metadata *_metadata, int i, uid_t uid)
+{
+	ASSERT_LT(0, tt_agent_start(i, 0));
+	if (uid)
+		ASSERT_EQ(0, tt_cmd(i, TT_OP_DROP, uid, 0));
+	return 0;
+}
+
+/* Agent @i asks for @pct percent of one CPU every 100 ms, with @flags. */
+static int request(int i, unsigned int flags, int pct)
+{
+	int ret = tt_cmd(i, TT_OP_DLFLAGS, flags, 0);
+
+	return ret ? ret : tt_cmd(i, TT_OP_DL, pct * PERIOD_US / 100, PERIOD_US);
+}
+
+static int elastic(int i, int pct)
+{
+	return request(i, SCHED_FLAG_DL_ELASTIC, pct);
+}
+
+static int hard(int i, int pct)
+{
+	return request(i, 0, pct);
+}
+
+static pid_t pid_of(int i)
+{
+	return tt_agent(i)->pid;
+}
+
+/* The runtime sched_getattr() reports for agent @i, in us; -1: not DL. */
+static long granted_us(int i)
+{
+	struct sched_attr a;
+
+	if (dt_getattr(pid_of(i), &a) || a.sched_policy != SCHED_DEADLINE)
+		return -1;
+	return a.sched_runtime / 1000;
+}
+
+/* Poll until agent @i is granted @want_us (-1: waits under SCHED_OTHER). */
+static long wait_granted(int i, long want_us, double seconds)
+{
+	double end = mono_seconds() + seconds;
+	long got;
+
+	for (;;) {
+		got = granted_us(i);
+		if (want_us < 0 ? got < 0 : labs(got - want_us) <= TOL_US)
+			return got;
+		if (mono_seconds() > end)
+			return got;
+		tt_sleep(0.02);
+	}
+}
+
+#define EXPECT_GRANT(i, want_us, seconds)				\
+	do {								\
+		long __got = wait_granted(i, want_us, seconds);		\
+									\
+		if ((want_us) < 0) {					\
+			EXPECT_EQ(-1, __got)				\
+				TH_LOG("agent %d granted %ld us, want waiting", i, __got); \
+		} else {						\
+			EXPECT_GE(TOL_US, labs(__got - (want_us)))	\
+				TH_LOG("agent %d granted %ld us, want %ld", \
+				       i, __got, (long)(want_us));	\
+		}							\
+	} while (0)
+
+/* A "name : value" line of /proc/<pid>/sched; -1 if absent. */
+static long long sched_field(pid_t pid, const char *name)
+{
+	char path[64], line[256];
+	long long v = -1;
+	size_t len = strlen(name);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ' ' &&
+		    sscanf(strchr(line, ':') + 1, "%lld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* hundredths of a percent held by @uid, 0 if not listed, -1 on error */
+static int reserved(unsigned int uid)
+{
+	unsigned int res, cap;
+	int ret = dt_user(uid, &res, &cap);
+
+	return ret < 0 ? -1 : ret ? (int)res : 0;
+}
+
+static long us(int pct_times_10)
+{
+	return (long)pct_times_10 * PERIOD_US / 1000;
+}
+
+/* The flag only with an explicit SCHED_DEADLINE request that sets params. */
+TEST_F(dl_elastic, bad_combinations_einval)
+{
+	static const struct { int policy; uint64_t flags, rt, dl; } bad[] = {
+		{ SCHED_OTHER, SCHED_FLAG_DL_ELASTIC, 0, 0 },
+		{ SCHED_BATCH, SCHED_FLAG_DL_ELASTIC, 0, 0 },
+		{ SCHED_DEADLINE, SCHED_FLAG_DL_ELASTIC | SCHED_FLAG_KEEP_PARAMS,
+		  10 * DT_MS, 100 * DT_MS },
+		{ SCHED_DEADLINE, SCHED_FLAG_DL_ELASTIC | SCHED_FLAG_KEEP_POLICY,
+		  10 * DT_MS, 100 * DT_MS },
+		/* runtime > deadline: the usual parameter check */
+		{ SCHED_DEADLINE, SCHED_FLAG_DL_ELASTIC, 200 * DT_MS, 100 * DT_MS },
+		/* the next bit is still unknown */
+		{ SCHED_DEADLINE, SCHED_FLAG_DL_ELASTIC << 1, 10 * DT_MS, 100 * DT_MS },
+	};
+	unsigned int k;
+	pid_t pid;
+
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	pid = pid_of(0);
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		EXPECT_EQ(-EINVAL, dt_setattr(pid, bad[k].policy, bad[k].rt,
+					      bad[k].dl, bad[k].dl, bad[k].flags))
+			TH_LOG("case %u accepted", k);
+		EXPECT_EQ(SCHED_OTHER, dt_policy(pid));
+		EXPECT_EQ(-1, sched_field(pid, "dl.elastic_runtime"));
+	}
+	EXPECT_EQ(0, dt_users_count());
+}
+
+/*
+ * Three requests of 20% under a user cap of 30%: none refused, all scaled
+ * to 10%, the uid holding its cap. A hard request that would push them
+ * below their minimum is EBUSY.
+ */
+TEST_F(dl_elastic, scaled_not_refused)
+{
+	struct sched_attr a;
+	int i;
+
+	ASSERT_EQ(0, tt_agents_init(4));
+	for (i = 0; i < 4; i++)
+		start_as(_metadata, i, U1);
+	ASSERT_EQ(0, elastic(0, 20));
+	EXPECT_GRANT(0, us(200), 0);
+	ASSERT_EQ(0, elastic(1, 20));
+	EXPECT_GRANT(0, us(150), 0);
+	EXPECT_GRANT(1, us(150), 0);
+	ASSERT_EQ(0, elastic(2, 20));
+	for (i = 0; i < 3; i++)
+		EXPECT_GRANT(i, us(100), 0);
+	EXPECT_GE(3000, reserved(U1));
+	EXPECT_LE(2990, reserved(U1));
+	/* A hard 25% would leave them 5% of 60%: under their 10% minimum. */
+	EXPECT_EQ(-EBUSY, hard(3, 25));
+	EXPECT_EQ(SCHED_OTHER, dt_policy(pid_of(3)));
+	for (i = 0; i < 3; i++)
+		EXPECT_GRANT(i, us(100), 0);
+
+	ASSERT_EQ(0, dt_getattr(pid_of(0), &a));
+	EXPECT_EQ((uint64_t)SCHED_FLAG_DL_ELASTIC,
+		  a.sched_flags & SCHED_FLAG_DL_ELASTIC);
+	EXPECT_EQ(100 * DT_MS, a.sched_period);
+	EXPECT_EQ((long long)(20 * DT_MS), sched_field(pid_of(0), "dl.elastic_runtime"));
+	EXPECT_EQ(500, sched_field(pid_of(0), "dl.elastic_scale"));
+	EXPECT_EQ(0, sched_field(pid_of(0), "dl.elastic_waiting"));
+}
+
+/* Shrink on arrival, grow back on departure: by exit and by leaving. */
+TEST_F(dl_elastic, grows_back)
+{
+	int i;
+
+	ASSERT_EQ(0, tt_agents_init(3));
+	for (i = 0; i < 3; i++) {
+		start_as(_metadata, i, U1);
+		ASSERT_EQ(0, elastic(i, 20));
+	}
+	EXPECT_GRANT(0, us(100), 0);
+	tt_cmd(2, TT_OP_EXIT, 0, 0);
+	EXPECT_GRANT(0, us(150), GROW_S);
+	EXPECT_GRANT(1, us(150), GROW_S);
+	ASSERT_EQ(0, tt_cmd(1, TT_OP_OTHER, 0, 0));
+	EXPECT_GRANT(0, us(200), GROW_S);
+	EXPECT_EQ(2000, reserved(U1));
+	EXPECT_EQ(self->dt.base_total_bw + (int64_t)dt_bw(20 * DT_MS, 100 * DT_MS),
+		  dt_total_bw_wait(self->dt.base_total_bw + (int64_t)
+				   dt_bw(20 * DT_MS, 100 * DT_MS), GROW_S));
+}
+
+/*
+ * A hard reservation keeps what it was admitted with; a new hard request
+ * may take from the elastic ones down to their minimum (10%), not below.
+ */
+TEST_F(dl_elastic, hard_untouched)
+{
+	int i;
+
+	ASSERT_EQ(0, tt_agents_init(4));
+	for (i = 0; i < 4; i++)
+		start_as(_metadata, i, U1);
+	ASSERT_EQ(0, hard(0, 20));
+	ASSERT_EQ(0, elastic(1, 20));
+	EXPECT_GRANT(0, us(200), 0);
+	EXPECT_GRANT(1, us(100), 0);
+	/* 25% hard leaves 5% for a request of 20%: above its 2% minimum. */
+	ASSERT_EQ(0, hard(2, 5));
+	EXPECT_GRANT(0, us(200), 0);
+	EXPECT_GRANT(1, us(50), 0);
+	/* 29% hard would leave 1%, under the minimum: refused, nothing moved. */
+	EXPECT_EQ(-EBUSY, hard(3, 4));
+	EXPECT_EQ(SCHED_OTHER, dt_policy(pid_of(3)));
+	EXPECT_GRANT(1, us(50), 0);
+	EXPECT_EQ(3000, reserved(U1));
+	tt_cmd(2, TT_OP_EXIT, 0, 0);
+	EXPECT_GRANT(1, us(100), GROW_S);
+	EXPECT_GRANT(0, us(200), 0);
+}
+
+/*
+ * Below the minimum grant a request is accepted and waits under
+ * SCHED_OTHER, visibly; it becomes SCHED_DEADLINE when bandwidth returns.
+ */
+TEST_F(dl_elastic, waits_below_minimum)
+{
+	ASSERT_EQ(0, tt_agents_init(2));
+	start_as(_metadata, 0, U1);
+	start_as(_metadata, 1, U1);
+	ASSERT_EQ(0, hard(0, 28));
+	ASSERT_EQ(0, elastic(1, 25));
+	EXPECT_EQ(SCHED_OTHER, dt_policy(pid_of(1)));
+	EXPECT_EQ(1, sched_field(pid_of(1), "dl.elastic_waiting"));
+	EXPECT_EQ(0, sched_field(pid_of(1), "dl.elastic_scale"));
+	EXPECT_EQ((long long)(25 * DT_MS), sched_field(pid_of(1), "dl.elastic_runtime"));
+	EXPECT_EQ(2800, reserved(U1));
+	ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
+	EXPECT_GRANT(1, us(250), GROW_S);
+	EXPECT_EQ(0, sched_field(pid_of(1), "dl.elastic_waiting"));
+	EXPECT_EQ(2500, reserved(U1));
+}
+
+/* The newest request waits first: older ones keep at least the minimum. */
+TEST_F(dl_elastic, newest_waits_first)
+{
+	int i;
+
+	ASSERT_EQ(0, tt_agents_init(4));
+	for (i = 0; i < 4; i++) {
+		start_as(_metadata, i, U1);
+		ASSERT_EQ(0, elastic(i, 100));
+	}
+	for (i = 0; i < 3; i++)
+		EXPECT_GRANT(i, us(100), 0);
+	EXPECT_GRANT(3, -1, 0);
+	tt_cmd(0, TT_OP_EXIT, 0, 0);
+	for (i = 1; i < 4; i++)
+		EXPECT_GRANT(i, us(100), GROW_S);
+}
+
+/*
+ * Pools: each uid is scaled within its own cap, and all of them within
+ * the cap of all unprivileged users; a grant is the smaller factor.
+ */
+TEST_F(dl_elastic, user_and_unpriv_pools)
+{
+	int i;
+
+	ASSERT_EQ(0, tt_agents_init(4));
+	start_as(_metadata, 0, U1);
+	start_as(_metadata, 1, U1);
+	start_as(_metadata, 2, U2);
+	start_as(_metadata, 3, U2);
+	ASSERT_EQ(0, elastic(0, 30));
+	ASSERT_EQ(0, elastic(1, 30));
+	ASSERT_EQ(0, elastic(2, 20));
+	/* U1 at its cap (2 x 15%), U2 untouched: 50% in all, the limit. */
+	EXPECT_GRANT(0, us(150), 0);
+	EXPECT_GRANT(1, us(150), 0);
+	EXPECT_GRANT(2, us(200), 0);
+	/* 100% asked of 50%: everybody at half. */
+	ASSERT_EQ(0, elastic(3, 20));
+	for (i = 0; i < 2; i++)
+		EXPECT_GRANT(i, us(150), 0);
+	for (i = 2; i < 4; i++)
+		EXPECT_GRANT(i, us(100), 0);
+	EXPECT_GE(3000, reserved(U1));
+	EXPECT_GE(2000, reserved(U2));
+	EXPECT_LE(4990, reserved(U1) + reserved(U2));
+}
+
+/*
+ * Privileged elastic reservations are scaled within the root domain: the
+ * root domain's total stays within its limit, and a hard request makes
+ * the elastic ones shrink instead of failing.
+ */
+TEST_F(dl_elastic, root_domain_pool)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int64_t limit = dt_bw(95 * DT_MS, 100 * DT_MS) * ncpus, free_bw;
+	long share;
+	int i;
+
+	free_bw = limit - self->dt.base_total_bw;
+	ASSERT_LT(0, free_bw);
+	ASSERT_EQ(0, tt_agents_init(4));
+	for (i = 0; i < 4; i++)
+		start_as(_metadata, i, 0);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, elastic(i, 90));
+	share = (long)(free_bw * PERIOD_US / 3 >> 20);
+	for (i = 0; i < 3; i++)
+		EXPECT_GRANT(i, share, 0);
+	EXPECT_GE(limit, dt_total_bw());
+	EXPECT_EQ(0, dt_users_count());
+
+	ASSERT_EQ(0, hard(3, 50));
+	EXPECT_GRANT(3, us(500), 0);
+	share = (long)((free_bw - dt_bw(50 * DT_MS, 100 * DT_MS)) * PERIOD_US / 3 >> 20);
+	for (i = 0; i < 3; i++)
+		EXPECT_GRANT(i, share, 0);
+	EXPECT_GE(limit, dt_total_bw());
+}
+
+/*
+ * A lowered cap shrinks elastic reservations (hard ones are never
+ * revoked); back up, they grow again.
+ */
+TEST_F(dl_elastic, follows_the_cap)
+{
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	ASSERT_EQ(0, elastic(0, 20));
+	EXPECT_GRANT(0, us(200), 0);
+	ASSERT_EQ(0, dt_knob_set(DT_USER_PCT, 10));
+	EXPECT_GRANT(0, us(100), GROW_S);
+	ASSERT_EQ(0, dt_knob_set(DT_USER_PCT, 30));
+	EXPECT_GRANT(0, us(200), GROW_S);
+}
+
+/*
+ * A changed request keeps its place and is replanned; a request that goes
+ * hard is admitted as hard; every way out ends with exact accounting (the
+ * fixture checks that nothing is left).
+ */
+TEST_F(dl_elastic, change_and_leave)
+{
+	ASSERT_EQ(0, tt_agents_init(2));
+	start_as(_metadata, 0, U1);
+	start_as(_metadata, 1, U1);
+	ASSERT_EQ(0, elastic(0, 20));
+	ASSERT_EQ(0, elastic(1, 20));
+	EXPECT_GRANT(0, us(150), 0);
+	ASSERT_EQ(0, elastic(0, 10));
+	EXPECT_GRANT(0, us(100), 0);
+	EXPECT_GRANT(1, us(200), GROW_S);
+	/* Hard 15% beside elastic 20%: the elastic one keeps 15%. */
+	ASSERT_EQ(0, hard(0, 15));
+	EXPECT_GRANT(0, us(150), 0);
+	EXPECT_GRANT(1, us(150), 0);
+	EXPECT_EQ(-1, sched_field(pid_of(0), "dl.elastic_runtime"));
+	ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
+	EXPECT_GRANT(1, us(200), GROW_S);
+	tt_cmd(1, TT_OP_EXIT, 0, 0);
+}
+
+TEST_HARNESS_MAIN
