@@ -8,7 +8,8 @@
 #   make guest-tests   build/tests/<name> from tests/guest/<name>.c
 #   make initramfs     build/initramfs.cpio.gz (tests/host/mkinitramfs)
 #   make test          host checks + every boot of tests/host/boots in QEMU
-#   make demo | bench  boot suite demo | bench and show its output
+#   make demo          boot suite demo and show its output
+#   make bench         the share table, the video shootout, the overhead table
 #   make test-debug    the guest boots on a debug kernel (kernel/debug.config)
 #   make fuzz          dsfuzz for FUZZ_SECONDS (600) on each of FUZZ_SEEDS (1 2 3)
 #   make shell         boot the guest with an interactive shell on the console
@@ -255,8 +256,9 @@ demo: deps
 	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) VERBOSE=1 tests/host/run-qemu $@ noautogroup
 
-# The share table, then the overhead table against the stock kernel: the
-# same tree and configuration without the series (and its options).
+# The share table, the video shootout (tests/guest/suites/shootout.sh),
+# then the overhead table against the stock kernel: the same tree and
+# configuration without the series (and its options).
 STOCK      := $(BUILD)/stock
 STOCK_VARS  = LINUX=$(STOCK)/linux SERIES=$(STOCK)/series KBUILD=$(STOCK)/kbuild \
 	BZIMAGE=$(STOCK)/bzImage FRAGMENT=$(STOCK)/desksched.config
@@ -264,10 +266,11 @@ $(STOCK)/series:
 	@mkdir -p $(@D); : > $@
 $(STOCK)/desksched.config: $(FRAGMENT)
 	@mkdir -p $(@D)
-	grep -v -e SCHED_TTYGROUP -e SCHED_DEADLINE_USER $(FRAGMENT) > $@
+	grep -v -e SCHED_TTYGROUP -e SCHED_DEADLINE_USER -e SCHED_DEADLINE_ELASTIC $(FRAGMENT) > $@
 bench: deps $(STOCK)/series $(STOCK)/desksched.config
 	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) VERBOSE=1 tests/host/run-qemu $@ noautogroup
+	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) VERBOSE=1 tests/host/run-qemu shootout noautogroup
 	$(MAKE) kernel $(STOCK_VARS)
 	INITRD=$(abspath $(INITRAMFS)) tests/host/bench-overhead $(abspath $(STOCK)/bzImage) $(abspath $(BZIMAGE))
 

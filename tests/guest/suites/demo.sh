@@ -4,6 +4,9 @@
 # Part 2, the article's video player: user1 plays a 20 fps "video" needing
 # 10 ms of CPU a frame next to ten hogs on CPU 0, under SCHED_OTHER, then
 # under SCHED_DEADLINE, which user1 may use within its cap.
+# Part 3, the best-effort answer: three such players of user1 ask for 75%
+# of CPU when its cap is 30%. Hard reservations: one plays, two are
+# refused. Elastic ones: all three play, at 40% of their work a frame.
 # Booted with noautogroup so that plain CFS is the baseline.
 sysctl=/proc/sys/kernel/sched_tty_sched_enabled
 seconds=5
@@ -56,6 +59,34 @@ play other SCHED_OTHER
 play deadline SCHED_DEADLINE --policy deadline
 other=$(frames other)
 dl=$(frames deadline)
+
+three() {
+	echo "== three videos as user1 under $2, 25% each asked, cap 30%, ten hogs beside them on CPU 0"
+	sh -c "echo \$\$ > $cg/demo-cpu0/cgroup.procs
+		exec spin -n 10 --seconds $((seconds + 3))" &
+	hogs=$!
+	sleep 1
+	for i in 1 2 3; do
+		sh -c "echo \$\$ > $cg/demo-cpu0/cgroup.procs
+			exec /usr/bin/setpriv --reuid=1000 --regid=1000 --clear-groups \
+				vplay --fps 20 --work-ms 10 --seconds $seconds --quiet $3" \
+			> /tmp/three.$1.$i 2>&1 &
+		sleep 0.3
+	done
+	wait
+	for i in 1 2 3; do sed "s/^/[$i] /" /tmp/three.$1.$i; done
+}
+# "N of M on time" per player, or "refused" where vplay could not start.
+three_summary() {
+	for i in 1 2 3; do
+		sed -n 's/^vplay: total frames \([0-9]*\) on_time \([0-9]*\) .* quality \([0-9.]*\)$/\2 of \1 on time at quality \3/p' /tmp/three.$1.$i |
+			grep . || echo refused
+	done | awk 'NR > 1 { printf "; " } { printf "%s", $0 } END { print "" }'
+}
+three hard "hard SCHED_DEADLINE" "--policy deadline"
+three elastic "elastic SCHED_DEADLINE" "--elastic"
+hard3=$(three_summary hard)
+elastic3=$(three_summary elastic)
 rmdir $cg/demo-cpu0
 echo -cpuset > $cg/cgroup.subtree_control
 echo 1 > $sysctl
@@ -64,4 +95,7 @@ echo "summary: tty groups off: pert overhead ${off}% (plain CFS: pert is 1 of 11
 echo "summary: tty groups on:  pert overhead ${on}% (two terminals share the CPU, ideal 50.00%)"
 echo "summary: video (user1, 20 fps, 10 ms a frame) beside ten hogs, SCHED_OTHER:    $other"
 echo "summary: video (user1, 20 fps, 10 ms a frame) beside ten hogs, SCHED_DEADLINE: $dl"
+echo "summary: three videos of user1 (75% asked, cap 30%), hard:    $hard3"
+echo "summary: three videos of user1 (75% asked, cap 30%), elastic: $elastic3"
 case $other$dl in *"of "*"of "*) ;; *) echo "demo: no vplay summary"; exit 1 ;; esac
+case $elastic3 in *refused*|"") echo "demo: an elastic player did not play"; exit 1 ;; esac
