@@ -22,6 +22,7 @@
 
 #include "tt_harness.h"
 #include "ttytest.h"
+#include "tt_checks.h"
 #include "dltest.h"
 
 #define PERIOD_US	100000
@@ -31,14 +32,6 @@
 #define U2		TT_UID2
 
 DT_FIXTURE(dl_elastic);
-
-static int start_as(struct __test_metadata *_metadata, int i, uid_t uid)
-{
-	ASSERT_LT(0, tt_agent_start(i, 0));
-	if (uid)
-		ASSERT_EQ(0, tt_cmd(i, TT_OP_DROP, uid, 0));
-	return 0;
-}
 
 /* Agent @i asks for @pct percent of one CPU every 100 ms, with @flags. */
 static int request(int i, unsigned int flags, int pct)
@@ -209,6 +202,7 @@ TEST_F(dl_elastic, scaled_not_refused)
 /* Shrink on arrival, grow back on departure: by exit and by leaving. */
 TEST_F(dl_elastic, grows_back)
 {
+	int64_t want;
 	int i;
 
 	ASSERT_EQ(0, tt_agents_init(3));
@@ -223,9 +217,8 @@ TEST_F(dl_elastic, grows_back)
 	ASSERT_EQ(0, tt_cmd(1, TT_OP_OTHER, 0, 0));
 	EXPECT_GRANT(0, us(200), GROW_S);
 	EXPECT_EQ(2000, reserved(U1));
-	EXPECT_EQ(self->dt.base_total_bw + (int64_t)dt_bw(20 * DT_MS, 100 * DT_MS),
-		  dt_total_bw_wait(self->dt.base_total_bw + (int64_t)
-				   dt_bw(20 * DT_MS, 100 * DT_MS), GROW_S));
+	want = self->dt.base_total_bw + (int64_t)dt_bw(20 * DT_MS, 100 * DT_MS);
+	EXPECT_EQ(want, dt_total_bw_wait(want, GROW_S));
 }
 
 /*

@@ -22,6 +22,7 @@
 
 #include "tt_harness.h"
 #include "ttytest.h"
+#include "tt_checks.h"
 #include "dltest.h"
 
 #define PERIOD_US	100000
@@ -29,15 +30,6 @@
 #define U2		TT_UID2
 
 DT_FIXTURE(dl_user);
-
-/* Agent @i, dropped to @uid (0: stays root). */
-static int start_as(struct __test_metadata *_metadata, int i, uid_t uid)
-{
-	ASSERT_LT(0, tt_agent_start(i, 0));
-	if (uid)
-		ASSERT_EQ(0, tt_cmd(i, TT_OP_DROP, uid, 0));
-	return 0;
-}
 
 /* Reserve @pct percent of one CPU every 100 ms in agent @i. */
 static int reserve(int i, int pct)

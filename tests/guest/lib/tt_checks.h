@@ -155,4 +155,13 @@ static inline pid_t start_spinner(struct __test_metadata *_metadata, int i,
 	return pid;
 }
 
+/* Start agent @i and drop it to @uid (0: it stays root). */
+static inline int start_as(struct __test_metadata *_metadata, int i, uid_t uid)
+{
+	ASSERT_LT(0, tt_agent_start(i, 0));
+	if (uid)
+		ASSERT_EQ(0, tt_cmd(i, TT_OP_DROP, uid, 0));
+	return 0;
+}
+
 #endif
