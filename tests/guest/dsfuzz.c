@@ -192,8 +192,14 @@ static void op_setattr(struct slot *s)
 	 */
 	if (a.sched_policy == SCHED_DEADLINE &&
 	    (a.sched_flags & SCHED_FLAG_DL_ELASTIC)) {
-		/* The same request again is not a new one either. */
-		if (!s->elastic || !same_request(&a, &s->elastic_req))
+		/*
+		 * The same request again is not a new one either; for an
+		 * elastic one, "the same" means every flag and clamp too.
+		 */
+		if (!s->elastic || !same_request(&a, &s->elastic_req) ||
+		    a.sched_flags != s->elastic_req.sched_flags ||
+		    a.sched_util_min != s->elastic_req.sched_util_min ||
+		    a.sched_util_max != s->elastic_req.sched_util_max)
 			s->charged_uid = geteuid() ? (int)getuid() : -1;
 		s->elastic = 1;
 		s->elastic_req = a;
@@ -203,12 +209,13 @@ static void op_setattr(struct slot *s)
 	if (!s->dl) {
 		s->bw = 0;
 		s->charged_uid = -1;
-	} else if (!same) {
-		s->bw = dt_bw(cur.sched_runtime, cur.sched_period ?:
-			      cur.sched_deadline);
-		/* Root is privileged; anybody else pays, by real uid. */
-		s->charged_uid = geteuid() ? (int)getuid() : -1;
+		return;
 	}
+	/* Even when unchanged: the grant of an elastic request it was. */
+	s->bw = dt_bw(cur.sched_runtime, cur.sched_period ?: cur.sched_deadline);
+	/* Root is privileged; anybody else pays, by real uid. */
+	if (!same)
+		s->charged_uid = geteuid() ? (int)getuid() : -1;
 }
 
 /*
@@ -628,12 +635,6 @@ static int users_match(const uint64_t *per_uid, char *why, size_t len)
 }
 
 /*
- * With all workers stopped outside a call. A worker killed just before
- * gives its charge back at its last context switch, its tty when its
- * files are closed: each invariant gets a few seconds to settle.
- * Returns the number of invariants checked.
- */
-/*
  * What the workers hold, per uid and in all; an elastic grant is read
  * back from the kernel, which rescales it when others come and go.
  */
@@ -664,6 +665,12 @@ static void held(uint64_t *per_uid, uint64_t *all, long *n)
 	}
 }
 
+/*
+ * With all workers stopped outside a call. A worker killed just before
+ * gives its charge back at its last context switch, its tty when its
+ * files are closed: each invariant gets a few seconds to settle.
+ * Returns the number of invariants checked.
+ */
 static int check(int64_t base_bw)
 {
 	uint64_t per_uid[2], all;
