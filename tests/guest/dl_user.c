@@ -437,6 +437,56 @@ TEST_F(dl_user, rebuilds_keep_accounting)
 	EXPECT_EQ((int)hund(10), reserved(U1));
 }
 
+/* Rebuild the root domains: change the rt limits and set them back. */
+static void rebuild_domains(struct __test_metadata *_metadata, long rt_runtime)
+{
+	ASSERT_EQ(0, dt_knob_set(DT_RT_RUNTIME, rt_runtime - 1000));
+	ASSERT_EQ(0, dt_knob_set(DT_RT_RUNTIME, rt_runtime));
+}
+
+/*
+ * A deadline task that exits or leaves SCHED_DEADLINE holds its bandwidth
+ * until its 0-lag time, where a root domain rebuild cannot see it: the
+ * rebuild drops that bandwidth. It must then not be given back a second
+ * time at the 0-lag time, nor when the task returns to SCHED_DEADLINE
+ * before then. 400 ms every 2 s with 300 ms used puts the 0-lag time
+ * 1.5 s after the start of the period: the rebuild comes well before it,
+ * the check 2.5 s later well after it.
+ */
+TEST_F(dl_user, rebuild_before_zero_lag)
+{
+	const int64_t base = self->dt.base_total_bw;
+	const int64_t bw = dt_bw(400 * DT_MS, 2000 * DT_MS);
+	static const char *const how[] = { "exit", "leave", "leave and return" };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		TH_LOG("%s", how[i]);
+		ASSERT_EQ(0, tt_agents_init(1));
+		start_as(_metadata, 0, 0);
+		ASSERT_EQ(0, tt_cmd(0, TT_OP_DL, 400000, 2000000));
+		ASSERT_EQ(0, tt_cmd(0, TT_OP_BURN, 300, 0));
+		if (i == 0) {
+			tt_cmd(0, TT_OP_EXIT, 0, 0);
+			ASSERT_LE(0, tt_agent_wait(0, 5));
+		} else {
+			ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
+		}
+		rebuild_domains(_metadata, self->dt.rt_runtime);
+		if (i == 2) {
+			ASSERT_EQ(0, tt_cmd(0, TT_OP_DL, 400000, 2000000));
+			EXPECT_EQ(base + bw, dt_total_bw());
+		}
+		tt_sleep(2.5);
+		EXPECT_EQ(i == 2 ? base + bw : base, dt_total_bw());
+		if (i) {
+			tt_cmd(0, TT_OP_EXIT, 0, 0);
+			ASSERT_LE(0, tt_agent_wait(0, 5));
+		}
+		EXPECT_EQ(base, dt_total_bw_wait(base, 3));
+	}
+}
+
 /* Moving a charged task between cpusets leaves the figures alone. */
 TEST_F(dl_user, cpuset_move)
 {

@@ -200,7 +200,9 @@ int dt_setup(struct dt_state *st, char *err, size_t errlen)
 	}
 	st->base_total_bw = dt_total_bw();
 	if (st->base_total_bw < 0) {
-		snprintf(err, errlen, "no dl_bw->total_bw in %s", TT_SCHED_DEBUG);
+		/* Negative: an earlier test left the accounting broken. */
+		snprintf(err, errlen, "dl_bw->total_bw in %s missing or negative (%lld)",
+			 TT_SCHED_DEBUG, (long long)st->base_total_bw);
 		return -1;
 	}
 	return 0;

@@ -932,6 +932,15 @@ static void *dl_thread(void *arg)
 	return NULL;
 }
 
+/* Use @ms of the process's CPU time, not of the wall clock. */
+static void burn_cpu(int ms)
+{
+	double end = tt_cpu_ns(0) + ms * 1e6;
+
+	while (tt_cpu_ns(0) < end)
+		;
+}
+
 /* Start @n threads that each ask for SCHED_DEADLINE; how many got it. */
 static int start_dl_threads(int n, int runtime_us, int spin)
 {
@@ -1130,6 +1139,9 @@ static void __attribute__((noreturn)) agent_main(int self)
 			if (tt_exec_argv)
 				execv(tt_exec_argv[0], tt_exec_argv);
 			ret = -errno;
+			break;
+		case TT_OP_BURN:
+			burn_cpu(m.a);
 			break;
 		default:
 			ret = -EINVAL;
