@@ -437,13 +437,6 @@ TEST_F(dl_user, rebuilds_keep_accounting)
 	EXPECT_EQ((int)hund(10), reserved(U1));
 }
 
-/* Rebuild the root domains: change the rt limits and set them back. */
-static void rebuild_domains(struct __test_metadata *_metadata, long rt_runtime)
-{
-	ASSERT_EQ(0, dt_knob_set(DT_RT_RUNTIME, rt_runtime - 1000));
-	ASSERT_EQ(0, dt_knob_set(DT_RT_RUNTIME, rt_runtime));
-}
-
 /*
  * A deadline task that exits or leaves SCHED_DEADLINE holds its bandwidth
  * until its 0-lag time, where a root domain rebuild cannot see it: the
@@ -472,7 +465,7 @@ TEST_F(dl_user, rebuild_before_zero_lag)
 		} else {
 			ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
 		}
-		rebuild_domains(_metadata, self->dt.rt_runtime);
+		ASSERT_EQ(0, dt_rebuild_domains(self->dt.rt_runtime, 1000));
 		if (i == 2) {
 			ASSERT_EQ(0, tt_cmd(0, TT_OP_DL, 400000, 2000000));
 			EXPECT_EQ(base + bw, dt_total_bw());

@@ -315,9 +315,7 @@ static void op_rebuild(void)
 {
 	if (geteuid() || rt_runtime_boot <= 0)
 		return;
-	dt_knob_set(DT_RT_RUNTIME,
-		    rt_runtime_boot - 1000 * (long)(rnd() % 50 + 1));
-	dt_knob_set(DT_RT_RUNTIME, rt_runtime_boot);
+	dt_rebuild_domains(rt_runtime_boot, 1000 * (long)(rnd() % 50 + 1));
 }
 
 /* pty play: the worker may become a session leader with a terminal. */

@@ -100,6 +100,14 @@ static int parse_pct(const char *s, unsigned int *out)
 	return 0;
 }
 
+int dt_rebuild_domains(long rt_runtime, long lower_us)
+{
+	int ret = dt_knob_set(DT_RT_RUNTIME, rt_runtime - lower_us);
+	int back = dt_knob_set(DT_RT_RUNTIME, rt_runtime);
+
+	return ret ?: back;
+}
+
 int dt_user(unsigned int uid, unsigned int *reserved, unsigned int *cap)
 {
 	char buf[4096], res[32], capb[32], *line, *save = NULL;

@@ -57,6 +57,11 @@ long dt_knob_get(const char *path);
 /* Write @s verbatim: 0 or -errno. */
 int dt_knob_write(const char *path, const char *s);
 int dt_knob_set(const char *path, long v);
+/*
+ * Rebuild the root domains: lower the rt limit by @lower_us, then put
+ * @rt_runtime back (always). 0 or the first -errno.
+ */
+int dt_rebuild_domains(long rt_runtime, long lower_us);
 
 /*
  * The line of @uid in /proc/sched_deadline_users: 1 and its reserved
