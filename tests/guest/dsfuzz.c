@@ -9,8 +9,9 @@
  * inverted and overflowing times, bad sizes), fork and exit, setresuid,
  * affinity changes, pty open/close/TIOCSCTTY/TIOCNOTTY/vhangup, writes of
  * /proc/self/ttygroup and, as root, of every project sysctl (valid and
- * invalid values) and root domain rebuilds (the rt limit changed and put
- * back). The supervisor
+ * invalid values), root domain rebuilds (the rt limit changed and put
+ * back) and cpuset changes (workers moved in and out of a cpuset, its CPUs
+ * changed, made a partition and a member again). The supervisor
  * kills workers at random, between two of their operations, and starts
  * new ones.
  *
@@ -44,6 +45,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -57,6 +59,7 @@
 #define PARK_SECONDS	60
 #define LAST_REQUESTS	4
 #define TTY_SYSCTL	"/proc/sys/kernel/sched_tty_sched_enabled"
+#define FUZZ_CPUSET	TT_CGROOT "/dsfuzz"
 
 /* What one worker holds, written by it, read by the supervisor. */
 struct slot {
@@ -305,9 +308,7 @@ static void op_sysctl(void)
 /*
  * As root, rebuild the root domains, which recompute total_bw from the
  * deadline tasks they can see: lower the rt limit and put it back, within
- * the operation, so that a checkpoint sees the boot limit. (Cpuset
- * partitions made and removed here broke the total_bw invariant and met
- * the EEVDF NULL dereference within a minute: not fixed yet, see README.)
+ * the operation, so that a checkpoint sees the boot limit.
  */
 static long rt_runtime_boot;
 
@@ -316,6 +317,48 @@ static void op_rebuild(void)
 	if (geteuid() || rt_runtime_boot <= 0)
 		return;
 	dt_rebuild_domains(rt_runtime_boot, 1000 * (long)(rnd() % 50 + 1));
+}
+
+static int nworkers;
+
+/*
+ * Cpusets, from any uid (a user's moves and writes must fail cleanly):
+ * move a worker, deadline or not, in or out of FUZZ_CPUSET (admission
+ * control runs when its CPUs differ), change those CPUs, or make it a
+ * partition (a root domain of its own: the domains are rebuilt both ways)
+ * and a member again within the operation, so that every checkpoint sees
+ * one root domain.
+ */
+static void op_cpuset(void)
+{
+	static const char *const cpus[] = { "0", "1", "0-1", "1", "", "1-0",
+					    "2", "0-4095", "x" };
+	/*
+	 * Not "isolated": on 6.12.118 making or undoing an isolated
+	 * partition creates kworkers under cpuset_mutex, which waits for
+	 * kthreadd, which waits in fork for the cgroup_threadgroup_rwsem
+	 * that a concurrent move into a cpuset holds while it waits for
+	 * cpuset_mutex: a deadlock of stock code (README, known gaps).
+	 */
+	static const char *const partitions[] = { "root", "bogus" };
+	char pid[16];
+
+	switch (rnd() % 3) {
+	case 0:
+		snprintf(pid, sizeof(pid), "%d",
+			 rnd() % 2 ? getpid() : slots[rnd() % nworkers].pid);
+		tt_write_str(rnd() % 2 ? FUZZ_CPUSET "/cgroup.procs" :
+			     TT_CGROOT "/cgroup.procs", pid);
+		break;
+	case 1:
+		tt_write_str(FUZZ_CPUSET "/cpuset.cpus", cpus[rnd() % 9]);
+		break;
+	default:
+		if (!tt_write_str(FUZZ_CPUSET "/cpuset.cpus.partition",
+				  partitions[rnd() % 2]))
+			usleep(rnd() % 20000);
+		tt_write_str(FUZZ_CPUSET "/cpuset.cpus.partition", "member");
+	}
 }
 
 /* pty play: the worker may become a session leader with a terminal. */
@@ -371,9 +414,9 @@ static void op_pty(struct slot *s)
 	}
 }
 
-/* Names of the operations, by bit of --ops; bit 10 (sleeping) is always on. */
+/* Names of the operations, by bit of --ops; bit 11 (sleeping) is always on. */
 static const char *const op_names[] = { "setattr", NULL, "child", "getattr",
-	"fork", "setresuid", "affinity", "sysctl", "pty", "rebuild" };
+	"fork", "setresuid", "affinity", "sysctl", "pty", "rebuild", "cpuset" };
 static unsigned int ops_mask = ~0u;
 
 static unsigned int parse_ops(const char *list)
@@ -421,9 +464,9 @@ static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
 				usleep(1000);
 			s->parked = 0;
 		}
-		op = rnd() % 11;
+		op = rnd() % 12;
 		if (!(ops_mask & (1u << (op == 1 ? 0 : op))))
-			op = 10;
+			op = 11;
 		s->op = op;
 		switch (op) {
 		case 0: case 1: op_setattr(s); break;
@@ -435,6 +478,7 @@ static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
 		case 7: op_sysctl(); break;
 		case 8: op_pty(s); break;
 		case 9: op_rebuild(); break;
+		case 10: op_cpuset(); break;
 		default:
 			if (!(rnd() % 500))
 				_exit(0);
@@ -444,7 +488,6 @@ static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
 	}
 }
 
-static int nworkers;
 static uint64_t seed;
 static int respawns;
 
@@ -728,7 +771,48 @@ static int check(int64_t base_bw)
 	if (groups > base_groups + ptys)
 		fail("%d tty groups for %d open terminals (%d before)", groups,
 		     ptys, base_groups);
-	return 3;
+	if (tt_read_file(FUZZ_CPUSET "/cpuset.cpus.partition", why,
+			 sizeof(why)) <= 0 || strncmp(why, "member", 6))
+		fail("%s is not a member between two operations", FUZZ_CPUSET);
+	return 4;
+}
+
+/*
+ * FUZZ_CPUSET under a root cgroup with the cpuset controller on (it may
+ * be left from a run that was killed). Returns 1 if we turned it on.
+ */
+static int cpuset_setup(void)
+{
+	char buf[512];
+	int enabled = 0;
+
+	if (tt_read_file(TT_CGROOT "/cgroup.subtree_control", buf,
+			 sizeof(buf)) < 0)
+		return -1;
+	if (!strstr(buf, "cpuset")) {
+		if (tt_write_str(TT_CGROOT "/cgroup.subtree_control", "+cpuset"))
+			return -1;
+		enabled = 1;
+	}
+	if (mkdir(FUZZ_CPUSET, 0755) && errno != EEXIST)
+		return -1;
+	if (tt_write_str(FUZZ_CPUSET "/cpuset.cpus.partition", "member") ||
+	    tt_write_str(FUZZ_CPUSET "/cpuset.cpus", "0-1"))
+		return -1;
+	return enabled;
+}
+
+/* With every worker gone: the cpuset removed, the controller as it was. */
+static int cpuset_teardown(int enabled)
+{
+	double end = mono_seconds() + 5;
+
+	while (rmdir(FUZZ_CPUSET) && mono_seconds() < end)
+		tt_sleep(0.05);
+	if (!access(FUZZ_CPUSET, F_OK))
+		return -1;
+	return enabled ? tt_write_str(TT_CGROOT "/cgroup.subtree_control",
+				      "-cpuset") : 0;
 }
 
 static void usage(void)
@@ -736,9 +820,9 @@ static void usage(void)
 	printf(
 "Usage: dsfuzz [options]\n"
 "Fuzz sched_setattr/getattr, fork/exit/kill, setresuid, affinity, ptys,\n"
-"/proc/self/ttygroup, the desksched sysctls and root domain rebuilds from\n"
-"several uids, and check the accounting invariants at every checkpoint\n"
-"and at the end.\n"
+"/proc/self/ttygroup, the desksched sysctls, root domain rebuilds and\n"
+"cpusets from several uids, and check the accounting invariants at every\n"
+"checkpoint and at the end.\n"
 "Run as root in the test guest only.\n"
 "\n"
 "  -S, --seed=N         PRNG seed (default 1)\n"
@@ -747,7 +831,7 @@ static void usage(void)
 "  -c, --check-ms=MS    time between checkpoints (default 2000, 100..60000)\n"
 "  -o, --ops=LIST       only these operations, comma separated, of: setattr,\n"
 "                       child, getattr, fork, setresuid, affinity, sysctl,\n"
-"                       pty, rebuild (default all)\n"
+"                       pty, rebuild, cpuset (default all)\n"
 "  -h, --help           show this help\n"
 "\n"
 "Prints its figures; exit status 1 on a broken invariant, 2 on bad usage\n"
@@ -768,7 +852,7 @@ int main(int argc, char **argv)
 	};
 	long user_pct, unpriv_pct, tty_on, ops = 0, checks = 0, invariants = 0;
 	double seconds = 60, end;
-	int check_ms = 2000, opt, i, stuck;
+	int check_ms = 2000, opt, i, stuck, cpuset_enabled;
 	int64_t base_bw;
 
 	seed = 1;
@@ -823,6 +907,12 @@ int main(int argc, char **argv)
 	    base_groups < 0 || dt_users_count()) {
 		fprintf(stderr, "dsfuzz: knobs, %s, debugfs sched/debug or ttygroups missing, or uids already listed\n",
 			DT_USERS);
+		return 2;
+	}
+	cpuset_enabled = cpuset_setup();
+	if (cpuset_enabled < 0) {
+		fprintf(stderr, "dsfuzz: cannot set up %s: %s\n", FUZZ_CPUSET,
+			strerror(errno));
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -886,7 +976,9 @@ int main(int argc, char **argv)
 	if (tt_groups_wait_count(base_groups, 5) != base_groups)
 		fail("%d tty groups left, %d before", tt_groups_count(),
 		     base_groups);
-	invariants += 3;
+	if (cpuset_teardown(cpuset_enabled))
+		fail("cannot remove %s: %s", FUZZ_CPUSET, strerror(errno));
+	invariants += 4;
 	printf("# dsfuzz: seed %" PRIu64 " operations %ld admitted %ld checkpoints %ld reservations_checked %ld respawns %d invariants %ld broken %d\n",
 	       seed, ops, admitted, checks, held_checked, respawns - nworkers,
 	       invariants, failures);
