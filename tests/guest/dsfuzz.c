@@ -951,6 +951,14 @@ int main(int argc, char **argv)
 		checks++;
 		unpark_all();
 	}
+	/*
+	 * The last kills too come between two operations: one inside an
+	 * operation could leave a partition made or the rt limit lowered.
+	 */
+	ops += reap();
+	stuck = park_all(PARK_SECONDS);
+	if (stuck >= 0)
+		report_stuck(stuck);
 	for (i = 0; i < nworkers; i++) {
 		kill(slots[i].pid, SIGKILL);
 		if (!reaped_within(slots[i].pid, 10)) {
