@@ -331,8 +331,8 @@ static int nworkers;
  */
 static void op_cpuset(void)
 {
-	static const char *const cpus[] = { "0", "1", "0-1", "1", "", "1-0",
-					    "2", "0-4095", "x" };
+	static const char *const cpus[] = { "0", "1", "0-1", "", "1-0", "2",
+					    "0-4095", "x" };
 	/*
 	 * Not "isolated": on 6.12.118 making or undoing an isolated
 	 * partition creates kworkers under cpuset_mutex, which waits for
@@ -351,11 +351,13 @@ static void op_cpuset(void)
 			     TT_CGROOT "/cgroup.procs", pid);
 		break;
 	case 1:
-		tt_write_str(FUZZ_CPUSET "/cpuset.cpus", cpus[rnd() % 9]);
+		tt_write_str(FUZZ_CPUSET "/cpuset.cpus",
+			     cpus[rnd() % (sizeof(cpus) / sizeof(cpus[0]))]);
 		break;
 	default:
 		if (!tt_write_str(FUZZ_CPUSET "/cpuset.cpus.partition",
-				  partitions[rnd() % 2]))
+				  partitions[rnd() % (sizeof(partitions) /
+						      sizeof(partitions[0]))]))
 			usleep(rnd() % 20000);
 		tt_write_str(FUZZ_CPUSET "/cpuset.cpus.partition", "member");
 	}
