@@ -52,6 +52,7 @@ sh -c "echo \$\$ > $CG/dr2/cgroup.procs;
 hb=$!
 
 # Two readers, one a CPU; each leaves its count in a file.
+readers=""
 end=$(($(cut -d. -f1 /proc/uptime) + seconds))
 for r in 1 2; do
 	taskset -c 0 sh -c "n=0
