@@ -29,10 +29,14 @@ run() {
 	fi
 	if [ -d $CG ]; then
 		echo "# suite: $bin left $CG behind, removing it"
-		for p in $(cat $CG/cgroup.procs 2>/dev/null); do
-			echo $p > /sys/fs/cgroup/cgroup.procs 2>/dev/null
+		for d in $CG/*/ $CG/; do
+			for p in $(cat $d/cgroup.procs 2>/dev/null); do
+				echo $p > /sys/fs/cgroup/cgroup.procs 2>/dev/null
+			done
 		done
-		rmdir $CG 2>/dev/null
+		for d in $CG/*/ $CG/; do
+			rmdir $d 2>/dev/null
+		done
 		fail=1
 	fi
 }
