@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -270,6 +271,47 @@ TEST_F(dl_elastic, waits_below_minimum)
 	EXPECT_GRANT(1, us(250), GROW_S);
 	EXPECT_EQ(0, sched_field(pid_of(1), "dl.elastic_waiting"));
 	EXPECT_EQ(2500, reserved(U1));
+}
+
+/*
+ * A request waiting as SCHED_NORMAL narrows its affinity to one CPU, which
+ * a direct request may not have (EPERM): when bandwidth returns, the grant
+ * is held to the same rule and the task goes on waiting.
+ */
+TEST_F(dl_elastic, waiting_narrowed_affinity_not_granted)
+{
+	double end;
+	cpu_set_t one;
+
+	ASSERT_EQ(0, tt_agents_init(2));
+	start_as(_metadata, 0, U1);
+	start_as(_metadata, 1, U1);
+	ASSERT_EQ(0, hard(0, 28));
+	ASSERT_EQ(0, elastic(1, 25));
+	ASSERT_EQ(SCHED_OTHER, dt_policy(pid_of(1)));
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	ASSERT_EQ(0, sched_setaffinity(pid_of(1), sizeof(one), &one));
+	ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
+	for (end = mono_seconds() + 2; mono_seconds() < end; tt_sleep(0.02))
+		if (dt_policy(pid_of(1)) != SCHED_OTHER)
+			break;
+	ASSERT_EQ(SCHED_OTHER, dt_policy(pid_of(1)))
+		TH_LOG("granted SCHED_DEADLINE pinned to CPU 1");
+	EXPECT_EQ(1, sched_field(pid_of(1), "dl.elastic_waiting"));
+}
+
+/*
+ * Every elastic request is in every plan, and a waiting one is charged
+ * nothing: a uid may hold 64, granted or waiting; the 65th is EAGAIN.
+ */
+TEST_F(dl_elastic, requests_bounded_per_user)
+{
+	ASSERT_EQ(0, tt_agents_init(1));
+	start_as(_metadata, 0, U1);
+	ASSERT_EQ(0, tt_cmd(0, TT_OP_DLFLAGS, SCHED_FLAG_DL_ELASTIC, 0));
+	EXPECT_EQ(64, tt_cmd(0, TT_OP_DLTHREADS, 64, 1000));
+	EXPECT_EQ(-EAGAIN, tt_cmd(0, TT_OP_DLTHREADS, 1, 1000));
 }
 
 /* The newest request waits first: older ones keep at least the minimum. */

@@ -13,11 +13,37 @@ for w in $(cat /proc/cmdline); do
 done
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 fail=0
-n=0
+n=1
 echo "TAP version 13"
 for s in $seeds; do n=$((n + 1)); done
 echo "1..$n"
-n=0
+
+# First, deterministically, the cpuset sequences that made the fuzzer hit
+# WARN_ON_ONCE(old_prs < 0) in partition_xcpus_del() (stock 6.12; the
+# series carries the upstream fix): a cpuset.cpus write to an empty cpuset that is an invalid
+# partition root, made invalid (a) by "root" on every CPU of its parent,
+# which has tasks, or (b) by growing a valid root to every CPU.
+cg=/sys/fs/cgroup
+t=$cg/prs
+echo +cpuset > $cg/cgroup.subtree_control
+mkdir $t
+echo 0-1 > $t/cpuset.cpus; echo root > $t/cpuset.cpus.partition
+echo "# a: $(cat $t/cpuset.cpus.partition)"; echo 0 > $t/cpuset.cpus
+echo member > $t/cpuset.cpus.partition
+echo 0 > $t/cpuset.cpus; echo root > $t/cpuset.cpus.partition
+echo 0-1 > $t/cpuset.cpus
+echo "# b: $(cat $t/cpuset.cpus.partition)"; echo 1 > $t/cpuset.cpus
+echo member > $t/cpuset.cpus.partition
+rmdir $t
+echo -cpuset > $cg/cgroup.subtree_control
+if dmesg | grep -q partition_xcpus_del; then
+	echo "not ok 1 cpuset.invalid_root_cpus_write"
+	fail=1
+else
+	echo "ok 1 cpuset.invalid_root_cpus_write"
+fi
+
+n=1
 for s in $seeds; do
 	n=$((n + 1))
 	if /tests/dsfuzz --seed "$s" --seconds "$seconds"; then

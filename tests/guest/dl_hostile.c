@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A hostile user with unprivileged SCHED_DEADLINE: what user1 can do to
+ * the machine with its own threads, and the bound that must hold.
+ *
+ * Every bound is measured in CPU time actually consumed (the thread's
+ * sum_exec_runtime from /proc/<pid>/task/<tid>/schedstat), beside one
+ * root SCHED_FIFO hog per CPU: with those, a SCHED_OTHER thread runs only
+ * on the fair server (5% of each CPU) and a deadline thread only on its
+ * budget, so what a thread gets beyond that came from an escape. The
+ * limits are several times the legitimate share and a fraction of what
+ * the escapes gave, which keeps them clear of TCG's noise.
+ *
+ * The tests that hung the kernel come last: a hang fails the boot.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tt_harness.h"
+#include "ttytest.h"
+#include "tt_checks.h"
+#include "dltest.h"
+
+#define U1		TT_UID1
+#define MEASURE_S	2
+
+DT_FIXTURE(dl_hostile);
+
+/* What an attacker process reports to the test once it is set up. */
+struct report {
+	int err;		/* 0, or the -errno of the step that failed */
+	pid_t tid;		/* the thread whose CPU time is bounded */
+};
+
+struct attack {
+	pthread_mutex_t lock;	/* PTHREAD_PRIO_INHERIT: FUTEX_LOCK_PI */
+	volatile int locked;	/* the owner holds the lock */
+	volatile int waiting;	/* the waiter is about to block on it */
+	volatile int stop;
+	volatile pid_t owner_tid, waiter_tid;
+	double hold_s;		/* how long the owner spins with the lock */
+};
+
+static pid_t my_tid(void)
+{
+	return syscall(SYS_gettid);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Drop every privilege for good, as a login of @uid has none. */
+static int become(uid_t uid)
+{
+	if (!uid)
+		return 0;
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		return -errno;
+	return 0;
+}
+
+/* ns of CPU the thread has consumed, or -1 once it is gone. */
+static long long thread_exec_ns(pid_t pid, pid_t tid)
+{
+	char path[64];
+	long long ns = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &ns) != 1)
+		ns = -1;
+	fclose(f);
+	return ns;
+}
+
+/* The task's state letter from /proc/<pid>/task/<tid>/stat, or 0. */
+static char thread_state(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] && p[2] ? p[2] : 0;
+}
+
+/* ms until @pid is reaped, or -1 if it is still there after @limit_ms. */
+static long reaped_after_ms(pid_t pid, long limit_ms)
+{
+	double t0 = now_s();
+
+	while ((now_s() - t0) * 1000 < limit_ms) {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return (now_s() - t0) * 1000;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static pid_t spawn_fifo_hog(int cpu)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (;;)
+			;
+	}
+	if (pid > 0 && sched_setscheduler(pid, SCHED_FIFO, &sp)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static void *owner_main(void *arg)
+{
+	struct attack *a = arg;
+	double end;
+
+	a->owner_tid = my_tid();
+	pthread_mutex_lock(&a->lock);
+	a->locked = 1;
+	end = now_s() + a->hold_s;
+	while (!a->stop && (a->hold_s <= 0 || now_s() < end))
+		;
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+static void *waiter_main(void *arg)
+{
+	struct attack *a = arg;
+
+	a->waiter_tid = my_tid();
+	while (!a->locked)
+		usleep(1000);
+	a->waiting = 1;
+	pthread_mutex_lock(&a->lock);
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+static void *spinner_main(void *arg)
+{
+	struct attack *a = arg;
+
+	a->waiter_tid = my_tid();
+	while (!a->stop)
+		;
+	return NULL;
+}
+
+static int attack_init(struct attack *a, double hold_s)
+{
+	pthread_mutexattr_t ma;
+
+	memset(a, 0, sizeof(*a));
+	a->hold_s = hold_s;
+	pthread_mutexattr_init(&ma);
+	if (pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT))
+		return -EINVAL;
+	return -pthread_mutex_init(&a->lock, &ma);
+}
+
+/* Wait until the waiter sleeps on the PI futex: 0, or -ETIMEDOUT. */
+static int wait_blocked(struct attack *a)
+{
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (a->waiting &&
+		    thread_state(getpid(), a->waiter_tid) == 'S') {
+			/* 'S' may still be the way into the futex. */
+			usleep(10000);
+			return 0;
+		}
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+static void send_report(int fd, int err, pid_t tid)
+{
+	struct report r = { .err = err, .tid = tid };
+
+	if (write(fd, &r, sizeof(r)) != sizeof(r))
+		_exit(3);
+}
+
+/*
+ * user1's owner thread holds a PI futex and spins; a thread of 1 ms every
+ * 100 ms waits for it. The owner may run on the fair server, and on the
+ * donor's 1% if it inherits that, never on more.
+ */
+static void pi_boost_attacker(int fd)
+{
+	struct attack a;
+	pthread_t owner, waiter;
+	int err;
+
+	err = become(U1);
+	if (!err)
+		err = attack_init(&a, 0);
+	if (err) {
+		send_report(fd, err, 0);
+		_exit(1);
+	}
+	pthread_create(&owner, NULL, owner_main, &a);
+	pthread_create(&waiter, NULL, waiter_main, &a);
+	err = wait_blocked(&a);
+	if (!err)
+		err = dt_set_dl(a.waiter_tid, 1 * DT_MS, 100 * DT_MS, 0);
+	send_report(fd, err, a.owner_tid);
+	pause();
+	_exit(0);
+}
+
+/*
+ * user1 switches its own spinning deadline thread (100 us every 10 ms)
+ * to SCHED_OTHER and straight back every 0.5 ms, from a sibling that
+ * inherited SCHED_FIFO from root before the drop (a user may keep it).
+ */
+static void toggle_attacker(int fd)
+{
+	struct sched_param sp = { .sched_priority = 2 };
+	struct attack a;
+	pthread_t spinner;
+	double end;
+	int err;
+
+	err = -(sched_setscheduler(0, SCHED_FIFO, &sp) ? errno : 0);
+	if (!err)
+		err = become(U1);
+	if (!err)
+		err = attack_init(&a, 0);
+	if (err) {
+		send_report(fd, err, 0);
+		_exit(1);
+	}
+	pthread_create(&spinner, NULL, spinner_main, &a);
+	while (!a.waiter_tid)
+		usleep(1000);
+	err = dt_set_dl(a.waiter_tid, 100000, 10 * DT_MS, 0);
+	send_report(fd, err, a.waiter_tid);
+	end = now_s() + 3 * MEASURE_S;
+	while (!err && now_s() < end) {
+		err = dt_set_other(a.waiter_tid);
+		if (!err)
+			err = dt_set_dl(a.waiter_tid, 100000, 10 * DT_MS, 0);
+		usleep(500);
+	}
+	pause();
+	_exit(0);
+}
+
+/*
+ * Run @attacker in a child, with a root SCHED_FIFO hog on each CPU once
+ * it is set up; the share of one CPU that its reported thread consumed
+ * over MEASURE_S seconds, or a negative -errno.
+ */
+static double share_beside_fifo_hogs(struct __test_metadata *_metadata,
+				     void (*attacker)(int fd))
+{
+	struct sched_param fifo = { .sched_priority = 50 }, other = { 0 };
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	pid_t child, hogs[8] = { 0 };
+	long long ns0, ns1;
+	struct report r;
+	double t0, t1, share;
+	int fds[2], i;
+
+	ASSERT_EQ(0, pipe(fds));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		close(fds[0]);
+		attacker(fds[1]);
+	}
+	close(fds[1]);
+	EXPECT_EQ((ssize_t)sizeof(r), read(fds[0], &r, sizeof(r)));
+	close(fds[0]);
+	EXPECT_EQ(0, r.err) TH_LOG("attacker setup: %s", strerror(-r.err));
+	if (r.err) {
+		reap(child);
+		return r.err;
+	}
+	for (i = 0; i < ncpus && i < 8; i++) {
+		hogs[i] = spawn_fifo_hog(i);
+		EXPECT_LT(0, hogs[i]);
+	}
+	/* Above the hogs, so that the samples are taken on time. */
+	EXPECT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
+	usleep(200000);
+	t0 = now_s();
+	ns0 = thread_exec_ns(child, r.tid);
+	sleep(MEASURE_S);
+	ns1 = thread_exec_ns(child, r.tid);
+	t1 = now_s();
+	share = (ns1 - ns0) / 1e9 / (t1 - t0);
+	TH_LOG("%.1f%% of a CPU", share * 100);
+	EXPECT_EQ(0, sched_setscheduler(0, SCHED_OTHER, &other));
+	for (i = 0; i < 8; i++)
+		reap(hogs[i]);
+	kill(child, SIGKILL);
+	EXPECT_LE(0, reaped_after_ms(child, 5000))
+		TH_LOG("the attacker is still there 5 s after SIGKILL");
+	EXPECT_LE(0, ns0);
+	EXPECT_LE(ns0, ns1);
+	return share;
+}
+
+/*
+ * The owner of a PI futex that user1's deadline thread waits for runs on
+ * the fair server: 98% of a CPU when the reservation was lent, without a
+ * budget.
+ */
+TEST_F_TIMEOUT(dl_hostile, pi_boost_bounded, 60)
+{
+	double share = share_beside_fifo_hogs(_metadata, pi_boost_attacker);
+
+	ASSERT_LE(0, share);
+	EXPECT_GT(0.20, share);
+}
+
+/*
+ * A throttled deadline thread switched away and back keeps its debt: it
+ * got 58-75% of a CPU on a 1% reservation when the switch cleared the
+ * throttle.
+ */
+TEST_F_TIMEOUT(dl_hostile, toggle_bounded, 60)
+{
+	double share = share_beside_fifo_hogs(_metadata, toggle_attacker);
+
+	ASSERT_LE(0, share);
+	EXPECT_GT(0.20, share);
+}
+
+/*
+ * user1 spins under 2048 ns every second: the first tick finds it a few
+ * ms over, a debt of half an hour at 2048 ns a period. SIGKILL must end
+ * it all the same, within seconds, and its bandwidth must go with it
+ * (the fixture checks total_bw), not at a 0-lag time half an hour away.
+ */
+TEST_F_TIMEOUT(dl_hostile, killed_in_debt, 60)
+{
+	long ms;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (become(U1) || dt_set_dl(0, 2048, 1000 * DT_MS, 0))
+			_exit(1);
+		for (;;)
+			;
+	}
+	usleep(500000);
+	ASSERT_EQ(SCHED_DEADLINE, dt_policy(pid));
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ms = reaped_after_ms(pid, 5000);
+	TH_LOG("reaped %ld ms after SIGKILL", ms);
+	EXPECT_LE(0, ms);
+}
+
+/*
+ * As @uid: the owner spins for 0.3 s with a PI futex; the waiter becomes
+ * SCHED_DEADLINE (1024 ns every 1 ms) while it waits, then SCHED_OTHER
+ * again. The second switch hung the machine: the owner, boosted on the
+ * waiter's parameters, was replenished with the zeros the switch left
+ * there. Exit status: 0, or 10 + the step that failed.
+ */
+static int deboost_round(uid_t uid)
+{
+	struct attack a;
+	pthread_t owner, waiter;
+
+	if (become(uid) || attack_init(&a, 0.3))
+		return 10;
+	pthread_create(&owner, NULL, owner_main, &a);
+	pthread_create(&waiter, NULL, waiter_main, &a);
+	if (wait_blocked(&a))
+		return 11;
+	if (dt_set_dl(a.waiter_tid, 1024, 1 * DT_MS, 0))
+		return 12;
+	usleep(20000);
+	if (dt_set_other(a.waiter_tid))
+		return 13;
+	pthread_join(owner, NULL);
+	pthread_join(waiter, NULL);
+	return 0;
+}
+
+static void deboost_rounds(struct __test_metadata *_metadata, uid_t uid)
+{
+	int i, status;
+	pid_t pid;
+
+	for (i = 0; i < 5; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			_exit(deboost_round(uid));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("round %d", i);
+	}
+}
+
+TEST_F_TIMEOUT(dl_hostile, pi_deboost_no_hang_root, 60)
+{
+	deboost_rounds(_metadata, 0);
+}
+
+TEST_F_TIMEOUT(dl_hostile, pi_deboost_no_hang_user, 60)
+{
+	deboost_rounds(_metadata, U1);
+}
+
+TEST_HARNESS_MAIN
