@@ -7,7 +7,9 @@
  * own PRNG derived from the seed, mix random and boundary sched_setattr()
  * and sched_getattr() calls on themselves (every flag bit, zero, huge,
  * inverted and overflowing times, bad sizes), fork and exit, setresuid,
- * affinity changes, pty open/close/TIOCSCTTY/TIOCNOTTY/vhangup, writes of
+ * affinity changes, the hostile user (a PI futex owner and waiter whose
+ * policy and extreme parameters are switched by a sibling thread, killed
+ * a few ms later), pty open/close/TIOCSCTTY/TIOCNOTTY/vhangup, writes of
  * /proc/self/ttygroup and, as root, of every project sysctl (valid and
  * invalid values), root domain rebuilds (the rt limit changed and put
  * back) and cpuset changes (workers moved in and out of a cpuset, its CPUs
@@ -23,7 +25,8 @@
  *     reservations, each with the sum of what its workers hold;
  *   - the root domain's total_bw is the baseline plus every reservation
  *     (after the 0-lag time of those just released);
- *   - no more tty groups than open terminals.
+ *   - no more tty groups than open terminals;
+ *   - every attacker sent SIGKILL was reaped within KILL_SECONDS.
  * At the end, with every worker gone: no uid listed, total_bw back to the
  * baseline exactly, no tty group left, knobs restored.
  *
@@ -36,6 +39,8 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -74,6 +79,8 @@ struct slot {
 	volatile int ptys;		/* terminals it has open */
 	volatile long ops;
 	volatile long admitted;		/* successful deadline requests */
+	volatile long attacks;		/* hostile operations run */
+	volatile long kills_late;	/* SIGKILLed attackers not reaped in time */
 	/* Its last requests for itself and their errno, for a report. */
 	struct sched_attr last[LAST_REQUESTS];
 	int last_errno[LAST_REQUESTS];
@@ -416,9 +423,124 @@ static void op_pty(struct slot *s)
 	}
 }
 
+/*
+ * The hostile user (uids 1000 and 1001): a process of the worker's uid with
+ * an owner thread that spins holding a PI futex and a waiter that blocks
+ * on it, while the main thread switches the waiter between extreme
+ * deadline parameters and SCHED_OTHER, and the owner's affinity. It is
+ * SIGKILLed after up to 30 ms and must be gone within KILL_SECONDS,
+ * whatever it owes. The parameters keep any debt, and so the 0-lag time
+ * that holds the root domain's bandwidth, within check()'s wait.
+ */
+#define KILL_SECONDS	3
+
+struct attack {
+	pthread_mutex_t lock;
+	volatile pid_t waiter;
+};
+
+static void *attack_owner(void *arg)
+{
+	struct attack *a = arg;
+
+	pthread_mutex_lock(&a->lock);
+	for (;;)
+		;
+	return NULL;
+}
+
+static void *attack_waiter(void *arg)
+{
+	struct attack *a = arg;
+
+	a->waiter = syscall(SYS_gettid);
+	pthread_mutex_lock(&a->lock);
+	for (;;)
+		;
+	return NULL;
+}
+
+static void __attribute__((noreturn)) attacker(uint64_t period_max)
+{
+	static const uint64_t params[][2] = {
+		{ 1024, 1 * DT_MS }, { 100000, 10 * DT_MS },
+		{ 1 * DT_MS, 100 * DT_MS }, { 8192, 0 /* period_max */ },
+	};
+	pthread_mutexattr_t ma;
+	struct attack a = { 0 };
+	pthread_t owner, waiter;
+	cpu_set_t set;
+	int i, k;
+
+	/*
+	 * A root worker may be SCHED_FIFO: spinning threads that inherited
+	 * that would starve it, and it could not reap what it killed.
+	 */
+	dt_set_other(0);
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&a.lock, &ma);
+	pthread_create(&owner, NULL, attack_owner, &a);
+	usleep(1000);
+	pthread_create(&waiter, NULL, attack_waiter, &a);
+	while (!a.waiter)
+		usleep(100);
+	for (i = rnd() % 20; i > 0; i--) {
+		k = rnd() % 5;
+		if (k == 4) {
+			CPU_ZERO(&set);
+			CPU_SET(rnd() % 2, &set);
+			pthread_setaffinity_np(owner, sizeof(set), &set);
+		} else if (rnd() % 2) {
+			dt_set_dl(a.waiter, params[k][0],
+				  params[k][1] ?: period_max, 0);
+		} else {
+			dt_set_other(a.waiter);
+		}
+		usleep(rnd() % 2000);
+	}
+	pause();
+	_exit(0);
+}
+
+static uint64_t period_max_ns;
+
+static void op_hostile(struct slot *s)
+{
+	double end;
+	pid_t pid;
+
+	/*
+	 * Root's deadline donors lend without a budget, as in mainline: two
+	 * spinning owners boosted by root would hold both CPUs for good.
+	 */
+	if (!getuid())
+		return;
+	pid = fork();
+	if (pid < 0)
+		return;
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		attacker(period_max_ns);
+	}
+	s->attacks++;
+	usleep(rnd() % 30000);
+	kill(pid, SIGKILL);
+	end = mono_seconds() + KILL_SECONDS;
+	while (waitpid(pid, NULL, WNOHANG) != pid) {
+		if (mono_seconds() > end) {
+			s->kills_late++;
+			waitpid(pid, NULL, 0);
+			break;
+		}
+		usleep(1000);
+	}
+}
+
 /* Names of the operations, by bit of --ops; bit 11 (sleeping) is always on. */
 static const char *const op_names[] = { "setattr", NULL, "child", "getattr",
-	"fork", "setresuid", "affinity", "sysctl", "pty", "rebuild", "cpuset" };
+	"fork", "setresuid", "affinity", "sysctl", "pty", "rebuild", "cpuset",
+	NULL, "hostile" };
 static unsigned int ops_mask = ~0u;
 
 static unsigned int parse_ops(const char *list)
@@ -466,7 +588,7 @@ static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
 				usleep(1000);
 			s->parked = 0;
 		}
-		op = rnd() % 12;
+		op = rnd() % 13;
 		if (!(ops_mask & (1u << (op == 1 ? 0 : op))))
 			op = 11;
 		s->op = op;
@@ -481,6 +603,7 @@ static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
 		case 8: op_pty(s); break;
 		case 9: op_rebuild(); break;
 		case 10: op_cpuset(); break;
+		case 12: op_hostile(s); break;
 		default:
 			if (!(rnd() % 500))
 				_exit(0);
@@ -512,11 +635,15 @@ static void spawn(int i)
 static long admitted;
 
 /* Worker @i is gone and waited for: count what it did, start another. */
+static long attacks, kills_late;
+
 static long replace(int i)
 {
 	long done = slots[i].ops;
 
 	admitted += slots[i].admitted;
+	attacks += slots[i].attacks;
+	kills_late += slots[i].kills_late;
 	spawn(i);
 	return done;
 }
@@ -735,6 +862,16 @@ static void held(uint64_t *per_uid, uint64_t *all, long *n)
  * files are closed: each invariant gets a few seconds to settle.
  * Returns the number of invariants checked.
  */
+static long kills_late_now(void)
+{
+	long n = kills_late;
+	int i;
+
+	for (i = 0; i < nworkers; i++)
+		n += slots[i].kills_late;
+	return n;
+}
+
 static int check(int64_t base_bw)
 {
 	uint64_t per_uid[2], all;
@@ -784,7 +921,10 @@ static int check(int64_t base_bw)
 	if (tt_read_file(FUZZ_CPUSET "/cpuset.cpus.partition", why,
 			 sizeof(why)) <= 0 || strncmp(why, "member", 6))
 		fail("%s is not a member between two operations", FUZZ_CPUSET);
-	return 4;
+	if (kills_late_now())
+		fail("%ld SIGKILLed attackers not reaped within %d s",
+		     kills_late_now(), KILL_SECONDS);
+	return 5;
 }
 
 /*
@@ -911,6 +1051,7 @@ int main(int argc, char **argv)
 	unpriv_pct = dt_knob_get(DT_UNPRIV_PCT);
 	tty_on = dt_knob_get(TTY_SYSCTL);
 	rt_runtime_boot = dt_knob_get(DT_RT_RUNTIME);
+	period_max_ns = dt_knob_get("/proc/sys/kernel/sched_deadline_period_max_us") * 1000ULL;
 	base_bw = dt_total_bw();
 	base_groups = tt_groups_count();
 	if (user_pct < 0 || unpriv_pct < 0 || tty_on < 0 || base_bw < 0 ||
@@ -978,6 +1119,8 @@ int main(int argc, char **argv)
 		}
 		ops += slots[i].ops;
 		admitted += slots[i].admitted;
+		attacks += slots[i].attacks;
+		kills_late += slots[i].kills_late;
 	}
 	/* The end: knobs back, nothing held, nothing left. */
 	dt_knob_set(DT_USER_PCT, user_pct);
@@ -996,9 +1139,12 @@ int main(int argc, char **argv)
 		     base_groups);
 	if (cpuset_teardown(cpuset_enabled))
 		fail("cannot remove %s: %s", FUZZ_CPUSET, strerror(errno));
-	invariants += 4;
-	printf("# dsfuzz: seed %" PRIu64 " operations %ld admitted %ld checkpoints %ld reservations_checked %ld respawns %d invariants %ld broken %d\n",
-	       seed, ops, admitted, checks, held_checked, respawns - nworkers,
-	       invariants, failures);
+	if (kills_late)
+		fail("%ld SIGKILLed attackers not reaped within %d s",
+		     kills_late, KILL_SECONDS);
+	invariants += 5;
+	printf("# dsfuzz: seed %" PRIu64 " operations %ld admitted %ld attacks %ld checkpoints %ld reservations_checked %ld respawns %d invariants %ld broken %d\n",
+	       seed, ops, admitted, attacks, checks, held_checked,
+	       respawns - nworkers, invariants, failures);
 	return failures ? 1 : 0;
 }
