@@ -11,7 +11,8 @@
 #   make demo          boot suite demo and show its output
 #   make bench         the share table, the video shootout, the overhead table
 #   make test-debug    the guest boots on a debug kernel (kernel/debug.config)
-#   make fuzz          dsfuzz for FUZZ_SECONDS (600) on each of FUZZ_SEEDS (1 2 3)
+#   make fuzz          dsfuzz for FUZZ_SECONDS (600) on each of FUZZ_SEEDS (1 2 3),
+#                      FUZZ_OPS=all to add the hostile user
 #   make shell         boot the guest with an interactive shell on the console
 #   make check         checkpatch --strict on every patch of kernel/series; the
 #                      series applies and builds at every step, feature on
@@ -300,7 +301,8 @@ fuzz: deps
 	@set -e; for s in $(FUZZ_SEEDS); do \
 		KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) \
 		TIMEOUT=$$(( $(FUZZ_SECONDS) + 300 )) VERBOSE=1 tests/host/run-qemu fuzz \
-			noautogroup dsfuzz.seed=$$s dsfuzz.seconds=$(FUZZ_SECONDS); \
+			noautogroup dsfuzz.seed=$$s dsfuzz.seconds=$(FUZZ_SECONDS) \
+			$(if $(FUZZ_OPS),dsfuzz.ops=$(FUZZ_OPS)); \
 	done
 
 shell: kernel tools guest-tests initramfs

@@ -981,7 +981,7 @@ static void usage(void)
 "  -c, --check-ms=MS    time between checkpoints (default 2000, 100..60000)\n"
 "  -o, --ops=LIST       only these operations, comma separated, of: setattr,\n"
 "                       child, getattr, fork, setresuid, affinity, sysctl,\n"
-"                       pty, rebuild, cpuset (default all)\n"
+"                       pty, rebuild, cpuset, hostile (default all)\n"
 "  -h, --help           show this help\n"
 "\n"
 "Prints its figures; exit status 1 on a broken invariant, 2 on bad usage\n"
