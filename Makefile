@@ -12,11 +12,12 @@
 #   make bench         the share table, the video shootout, the overhead table
 #   make test-debug    the guest boots on a debug kernel (kernel/debug.config)
 #   make fuzz          dsfuzz for FUZZ_SECONDS (600) on each of FUZZ_SEEDS (1 2 3),
-#                      FUZZ_OPS=all to add the hostile user
+#                      FUZZ_OPS=a,b to run only those operations
 #   make shell         boot the guest with an interactive shell on the console
 #   make check         checkpatch --strict on every patch of kernel/series; the
 #                      series applies and builds at every step, feature on
 #                      and off; sparse finds nothing new (tests/host/check-series)
+#   make checkpatch    only the checkpatch half (what .ci/run runs)
 #   make clean         remove what this Makefile built (build/dev is left alone)
 #
 # A second kernel (e.g. a debug one) reuses the same rules:

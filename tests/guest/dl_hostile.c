@@ -405,6 +405,87 @@ TEST_F_TIMEOUT(dl_hostile, killed_in_debt, 60)
 }
 
 /*
+ * user1's sibling thread switches its dead group leader, a zombie that
+ * was SCHED_DEADLINE, to SCHED_OTHER. The leader was counted out of its
+ * cpuset when it exited; the switch counted it out a second time, so a
+ * cpuset that still held root's reservation looked empty to the next
+ * root-domain rebuild, which then left that bandwidth out of total_bw:
+ * admission control believed the CPU was free again.
+ */
+static void *demote_leader_main(void *arg)
+{
+	int fd = *(int *)arg;
+	pid_t leader = getpid();
+	int i, err = -ETIMEDOUT;
+
+	for (i = 0; i < 2000; i++) {
+		if (thread_state(leader, leader) == 'Z') {
+			err = dt_set_other(leader);
+			break;
+		}
+		usleep(1000);
+	}
+	send_report(fd, err, leader);
+	_exit(0);
+}
+
+static void dead_leader_attacker(int fd)
+{
+	pthread_t sibling;
+	int err;
+
+	err = become(U1);
+	if (!err)
+		err = -pthread_create(&sibling, NULL, demote_leader_main, &fd);
+	if (!err)
+		err = dt_set_dl(0, 1 * DT_MS, 100 * DT_MS, 0);
+	if (err) {
+		send_report(fd, err, 0);
+		_exit(1);
+	}
+	syscall(SYS_exit, 0);
+}
+
+TEST_F_TIMEOUT(dl_hostile, dead_leader_switch_keeps_accounting, 60)
+{
+	uint64_t bw = dt_bw(10 * DT_MS, 100 * DT_MS);
+	int64_t want = self->dt.base_total_bw + bw;
+	long rt_runtime = dt_knob_get(DT_RT_RUNTIME);
+	pid_t reserved, attacker;
+	struct report r = { 0 };
+	int fds[2], status;
+
+	reserved = fork();
+	ASSERT_LE(0, reserved);
+	if (reserved == 0) {
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(0, dt_set_dl(reserved, 10 * DT_MS, 100 * DT_MS, 0));
+	ASSERT_EQ(want, dt_total_bw_wait(want, 1));
+
+	ASSERT_EQ(0, pipe(fds));
+	attacker = fork();
+	ASSERT_LE(0, attacker);
+	if (attacker == 0) {
+		close(fds[0]);
+		dead_leader_attacker(fds[1]);
+	}
+	close(fds[1]);
+	EXPECT_EQ((ssize_t)sizeof(r), read(fds[0], &r, sizeof(r)));
+	close(fds[0]);
+	ASSERT_EQ(attacker, waitpid(attacker, &status, 0));
+	TH_LOG("switching the dead leader: %s", strerror(-r.err));
+	EXPECT_EQ(-ESRCH, r.err);
+
+	ASSERT_LT(0, rt_runtime);
+	ASSERT_EQ(0, dt_rebuild_domains(rt_runtime, 1000));
+	EXPECT_EQ(want, dt_total_bw_wait(want, 1))
+		TH_LOG("root's reservation is missing from total_bw after a rebuild");
+	reap(reserved);
+}
+
+/*
  * As @uid: the owner spins for 0.3 s with a PI futex; the waiter becomes
  * SCHED_DEADLINE (1024 ns every 1 ms) while it waits, then SCHED_OTHER
  * again. The second switch hung the machine: the owner, boosted on the
