@@ -486,6 +486,58 @@ TEST_F_TIMEOUT(dl_hostile, dead_leader_switch_keeps_accounting, 60)
 }
 
 /*
+ * user1's task of 1 ms every second overruns by up to a tick, is
+ * replenished with its deadline pushed seconds away to repay that, and
+ * sleeps: the root domain holds its bandwidth until its 0-lag time, also
+ * once it has left SCHED_DEADLINE. The uid's charge must last as long,
+ * or the user holds bandwidth that its cap does not see: with a cap of
+ * 1%, a second request of 1% was admitted beside the 0.1% still held,
+ * and the user was no longer listed.
+ */
+TEST_F_TIMEOUT(dl_hostile, left_in_debt_stays_charged, 60)
+{
+	uint64_t bw = dt_bw(1 * DT_MS, 1000 * DT_MS);
+	unsigned int reserved = 0, cap;
+	pid_t spinner, second;
+	int i, status;
+
+	ASSERT_EQ(0, dt_knob_set(DT_USER_PCT, 1));
+	spinner = fork();
+	ASSERT_LE(0, spinner);
+	if (spinner == 0) {
+		double last;
+
+		if (become(U1) || dt_set_dl(0, 1 * DT_MS, 1000 * DT_MS, 0))
+			_exit(1);
+		/* Spin until throttled once (a gap of half a period). */
+		last = now_s();
+		while (now_s() - last < 0.5)
+			last = now_s();
+		pause();
+		_exit(0);
+	}
+	/* Repaying the first overrun may take a few periods. */
+	for (i = 0; i < 200 && thread_state(spinner, spinner) != 'S'; i++)
+		usleep(100000);
+	TH_LOG("asleep after %.1f s", i / 10.0);
+	ASSERT_EQ('S', thread_state(spinner, spinner));
+	ASSERT_EQ(0, dt_set_other(spinner));
+	/* Without a 0-lag time ahead, nothing would be tested. */
+	ASSERT_EQ(self->dt.base_total_bw + (int64_t)bw, dt_total_bw());
+	EXPECT_EQ(1, dt_user(U1, &reserved, &cap));
+	EXPECT_EQ(dt_hundredths(bw), reserved);
+
+	second = fork();
+	ASSERT_LE(0, second);
+	if (second == 0)
+		_exit(become(U1) ? 100 : -dt_set_dl(0, 1 * DT_MS, 100 * DT_MS, 0));
+	ASSERT_EQ(second, waitpid(second, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(EBUSY, WEXITSTATUS(status));
+	reap(spinner);
+}
+
+/*
  * As @uid: the owner spins for 0.3 s with a PI futex; the waiter becomes
  * SCHED_DEADLINE (1024 ns every 1 ms) while it waits, then SCHED_OTHER
  * again. The second switch hung the machine: the owner, boosted on the

@@ -259,7 +259,9 @@ TEST_F(dl_user, zero_bandwidth_refused)
 
 /*
  * Changing runtime: up within the cap, up over it (EBUSY, unchanged),
- * down; leaving SCHED_DEADLINE drops the charge at once.
+ * down; leaving SCHED_DEADLINE drops the charge when the root domain
+ * gives the bandwidth back, by the task's 0-lag time (within a period:
+ * this task is not in debt; dl_hostile.left_in_debt_stays_charged).
  */
 TEST_F(dl_user, change_and_leave)
 {
@@ -273,7 +275,7 @@ TEST_F(dl_user, change_and_leave)
 	ASSERT_EQ(0, reserve(0, 5));
 	EXPECT_EQ((int)hund(5), reserved(U1));
 	ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
-	EXPECT_EQ(0, dt_users_count());
+	EXPECT_EQ(0, dt_users_wait_empty(3));
 	EXPECT_EQ(self->dt.base_total_bw,
 		  dt_total_bw_wait(self->dt.base_total_bw, 3));
 }
