@@ -26,7 +26,10 @@
  *   - the root domain's total_bw is the baseline plus every reservation
  *     (after the 0-lag time of those just released);
  *   - no more tty groups than open terminals;
- *   - every attacker sent SIGKILL was reaped within KILL_SECONDS.
+ *   - every attacker sent SIGKILL was reaped within KILL_SECONDS;
+ *   - a burst of uid 1000's hostile processes, run beside a root
+ *     SCHED_FIFO hog on every CPU, consumes no more CPU time than its
+ *     cap and the fair servers allow (burst() says how much).
  * At the end, with every worker gone: no uid listed, total_bw back to the
  * baseline exactly, no tty group left, knobs restored.
  *
@@ -50,6 +53,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -928,6 +932,121 @@ static int check(int64_t base_bw)
 }
 
 /*
+ * The cap, in CPU time consumed. With the workers parked, uid 1000 runs
+ * BURST_PROCS processes for BURST_SECONDS beside a root SCHED_FIFO hog on
+ * every CPU, under a cap of BURST_CAP_PCT: two attackers as in
+ * op_hostile(), and BURST_SPINNERS threads spinning on 1 ms every 100 ms
+ * each. A SCHED_NORMAL thread then runs only on the fair servers and on
+ * what RT throttling leaves (5% + 5% of each CPU), a deadline thread only
+ * on its budget, plus an overrun of up to a tick (10 ms at HZ=100) per
+ * reservation before it is throttled. All that the processes consumed,
+ * every thread, exited ones too (wait4()), must fit in that sum.
+ */
+#define BURST_SECONDS	0.5
+#define BURST_CAP_PCT	10
+#define BURST_SPINNERS	8
+#define BURST_PROCS	3
+#define BURST_TICK_S	0.01
+
+static void *burst_spin(void *arg)
+{
+	dt_set_dl(0, 1 * DT_MS, 100 * DT_MS, 0);
+	for (;;)
+		;
+	return arg;
+}
+
+static void __attribute__((noreturn)) burst_spinners(void)
+{
+	pthread_t t;
+	int i;
+
+	for (i = 0; i < BURST_SPINNERS; i++)
+		pthread_create(&t, NULL, burst_spin, NULL);
+	pause();
+	_exit(0);
+}
+
+static pid_t spawn_fifo_hog(int cpu)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	cpu_set_t set;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (;;)
+			;
+	}
+	if (pid > 0)
+		sched_setscheduler(pid, SCHED_FIFO, &sp);
+	return pid;
+}
+
+static double burst_max;	/* the largest share a burst consumed */
+
+/* 1 if the burst stayed within its bound, 0 (and a failure) if not. */
+static int burst(void)
+{
+	struct sched_param above = { .sched_priority = 2 }, other = { 0 };
+	long cap = dt_knob_get(DT_USER_PCT);
+	pid_t pids[BURST_PROCS], hogs[2];
+	double t0, t1, used = 0, share, bound;
+	struct rusage ru;
+	int i;
+
+	dt_knob_set(DT_USER_PCT, BURST_CAP_PCT);
+	for (i = 0; i < 2; i++)
+		hogs[i] = spawn_fifo_hog(i);
+	/* Above the hogs, or the burst would outlive its time. */
+	sched_setscheduler(0, SCHED_FIFO, &above);
+	t0 = mono_seconds();
+	for (i = 0; i < BURST_PROCS; i++) {
+		pids[i] = fork();
+		if (pids[i])
+			continue;
+		sched_setscheduler(0, SCHED_OTHER, &other);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) ||
+		    setresuid(1000, 1000, 1000))
+			_exit(1);
+		if (i < 2)
+			attacker(period_max_ns);
+		burst_spinners();
+	}
+	tt_sleep(BURST_SECONDS);
+	for (i = 0; i < BURST_PROCS; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+	for (i = 0; i < BURST_PROCS; i++) {
+		if (pids[i] <= 0 || wait4(pids[i], NULL, 0, &ru) != pids[i])
+			continue;
+		used += ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+			ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	}
+	t1 = mono_seconds();
+	for (i = 0; i < 2; i++) {
+		kill(hogs[i], SIGKILL);
+		waitpid(hogs[i], NULL, 0);
+	}
+	sched_setscheduler(0, SCHED_OTHER, &other);
+	dt_knob_set(DT_USER_PCT, cap);
+
+	share = used / (t1 - t0);
+	bound = BURST_CAP_PCT / 100.0 + 2 * (0.05 + 0.05) +
+		(2 * 2 + BURST_SPINNERS) * BURST_TICK_S / (t1 - t0);
+	if (share > burst_max)
+		burst_max = share;
+	if (share <= bound)
+		return 1;
+	fail("uid 1000's burst consumed %.0f%% of a CPU beside FIFO hogs, bound %.0f%% (cap %d%%)",
+	     share * 100, bound * 100, BURST_CAP_PCT);
+	return 0;
+}
+
+/*
  * FUZZ_CPUSET under a root cgroup with the cpuset controller on (it may
  * be left from a run that was killed). Returns 1 if we turned it on.
  */
@@ -972,7 +1091,9 @@ static void usage(void)
 "Fuzz sched_setattr/getattr, fork/exit/kill, setresuid, affinity, ptys,\n"
 "/proc/self/ttygroup, the desksched sysctls, root domain rebuilds and\n"
 "cpusets from several uids, and check the accounting invariants at every\n"
-"checkpoint and at the end.\n"
+"checkpoint and at the end; with the hostile operation, also run a burst of\n"
+"uid 1000's attackers beside SCHED_FIFO hogs at every checkpoint and check\n"
+"the CPU time it consumed against its cap (burst_max_pct: the largest share).\n"
 "Run as root in the test guest only.\n"
 "\n"
 "  -S, --seed=N         PRNG seed (default 1)\n"
@@ -1099,6 +1220,10 @@ int main(int argc, char **argv)
 			}
 		}
 		invariants += check(base_bw);
+		if (ops_mask & (1u << 12)) {
+			burst();
+			invariants++;
+		}
 		checks++;
 		unpark_all();
 	}
@@ -1143,8 +1268,8 @@ int main(int argc, char **argv)
 		fail("%ld SIGKILLed attackers not reaped within %d s",
 		     kills_late, KILL_SECONDS);
 	invariants += 5;
-	printf("# dsfuzz: seed %" PRIu64 " operations %ld admitted %ld attacks %ld checkpoints %ld reservations_checked %ld respawns %d invariants %ld broken %d\n",
+	printf("# dsfuzz: seed %" PRIu64 " operations %ld admitted %ld attacks %ld checkpoints %ld reservations_checked %ld respawns %d burst_max_pct %.0f invariants %ld broken %d\n",
 	       seed, ops, admitted, attacks, checks, held_checked,
-	       respawns - nworkers, invariants, failures);
+	       respawns - nworkers, burst_max * 100, invariants, failures);
 	return failures ? 1 : 0;
 }
