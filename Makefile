@@ -12,7 +12,8 @@
 #                      from a debootstrap cached in build/systemd-root
 #                      (tests/host/mksystemdroot, mksystemdinitramfs)
 #   make test          host checks + every boot of tests/host/boots in QEMU
-#   make demo          boot suite demo and show its output
+#   make demo          boot suite demo and show its output, then suite
+#                      systemd-demo on the systemd guest
 #   make bench         the share table, the video shootout, the overhead table
 #   make test-debug    the guest boots on a debug kernel (kernel/debug.config)
 #   make fuzz          dsfuzz for FUZZ_SECONDS (600) on each of FUZZ_SEEDS (1 2 3),
@@ -267,10 +268,13 @@ test: deps
 	$(MAKE) kernel tools guest-tests initramfs systemd-initramfs $(SUBVARS)
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) tests/host/run-tests
 
-# Booted with noautogroup so that plain CFS is the baseline.
+# Booted with noautogroup so that plain CFS is the baseline. Then the
+# seed's experiment again in tmux, in a login of the systemd guest.
 demo: deps
-	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
+	$(MAKE) kernel tools guest-tests initramfs systemd-initramfs $(SUBVARS)
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) VERBOSE=1 tests/host/run-qemu $@ noautogroup
+	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(SYSTEMD_INITRAMFS)) MEM=2048 VERBOSE=1 \
+		tests/host/run-qemu systemd-demo
 
 # The share table, the video shootout (tests/guest/suites/shootout.sh),
 # then the overhead table against the stock kernel: the same tree and
