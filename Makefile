@@ -7,8 +7,13 @@
 #   make tools         build/tools/<name> from tools/<name>.c (+ tools/lib/*.c)
 #   make guest-tests   build/tests/<name> from tests/guest/<name>.c
 #   make initramfs     build/initramfs.cpio.gz (tests/host/mkinitramfs)
+#   make systemd-initramfs
+#                      build/systemd.cpio.gz: Debian 12 with systemd as PID 1,
+#                      from a debootstrap cached in build/systemd-root
+#                      (tests/host/mksystemdroot, mksystemdinitramfs)
 #   make test          host checks + every boot of tests/host/boots in QEMU
-#   make demo          boot suite demo and show its output
+#   make demo          boot suite demo and show its output, then suite
+#                      systemd-demo on the systemd guest
 #   make bench         the share table, the video shootout, the overhead table
 #   make test-debug    the guest boots on a debug kernel (kernel/debug.config)
 #   make fuzz          dsfuzz for FUZZ_SECONDS (600) on each of FUZZ_SEEDS (1 2 3),
@@ -49,7 +54,7 @@ NPROC      := $(shell nproc)
 
 DEB_PACKAGES := build-essential bc bison flex libelf-dev libssl-dev cpio \
 	xz-utils qemu-system-x86 busybox-static linux-source-6.12 ccache \
-	rt-tests stress-ng util-linux sparse python3-ply python3-git
+	rt-tests stress-ng util-linux sparse python3-ply python3-git debootstrap
 
 ifneq ($(shell command -v ccache 2>/dev/null),)
 KCC := ccache gcc
@@ -90,7 +95,8 @@ INITRAMFS := $(BUILD)/initramfs.cpio.gz
 
 SUBVARS = LINUX="$(LINUX)" SERIES="$(SERIES)" KBUILD="$(KBUILD)" FRAGMENT="$(FRAGMENT)" BZIMAGE="$(BZIMAGE)" TARBALL="$(TARBALL)"
 
-.PHONY: all deps kernel kernel-config tools guest-tests initramfs test \
+.PHONY: all deps kernel kernel-config tools guest-tests initramfs \
+	systemd-root systemd-initramfs test \
 	demo bench fuzz test-debug shell check checkpatch clean distclean FORCE
 
 all: kernel tools guest-tests initramfs
@@ -247,16 +253,29 @@ $(BUILD)/tests/%: tests/guest/%.c $(LIB_SRCS) $(LIB_HDRS) $(GUEST_LIB_SRCS) \
 initramfs: tools guest-tests
 	tests/host/mkinitramfs $(INITRAMFS)
 
+# The systemd boot's root: debootstrap runs again only when
+# tests/host/systemd-packages changes (the script keeps the key); the
+# overlay (tools, suites, runner) is packed anew every time, in seconds.
+SYSTEMD_INITRAMFS := $(BUILD)/systemd.cpio.gz
+systemd-root:
+	tests/host/mksystemdroot $(BUILD)/systemd-root
+
+systemd-initramfs: tools systemd-root
+	tests/host/mksystemdinitramfs $(SYSTEMD_INITRAMFS)
+
 # ---------------------------------------------------------------- tests
 # deps first: these are the commands a newcomer runs on a fresh machine.
 test: deps
-	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
+	$(MAKE) kernel tools guest-tests initramfs systemd-initramfs $(SUBVARS)
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) tests/host/run-tests
 
-# Booted with noautogroup so that plain CFS is the baseline.
+# Booted with noautogroup so that plain CFS is the baseline. Then the
+# seed's experiment again in tmux, in a login of the systemd guest.
 demo: deps
-	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
+	$(MAKE) kernel tools guest-tests initramfs systemd-initramfs $(SUBVARS)
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) VERBOSE=1 tests/host/run-qemu $@ noautogroup
+	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(SYSTEMD_INITRAMFS)) MEM=2048 VERBOSE=1 \
+		tests/host/run-qemu systemd-demo
 
 # The share table, the video shootout (tests/guest/suites/shootout.sh),
 # then the overhead table against the stock kernel: the same tree and
@@ -288,7 +307,7 @@ DEBUG_VARS = KBUILD=$(BUILD)/debug/kbuild BZIMAGE=$(BUILD)/debug/bzImage \
 # briefly computed its shadow bounds for 4-level paging (once, at 0.005 s
 # of a boot, under a heavily loaded host). Stock early-boot code, not ours.
 test-debug: deps
-	$(MAKE) kernel tools guest-tests initramfs $(DEBUG_VARS)
+	$(MAKE) kernel tools guest-tests initramfs systemd-initramfs $(DEBUG_VARS)
 	KERNEL=$(abspath $(BUILD)/debug/bzImage) INITRD=$(abspath $(INITRAMFS)) \
 		KERNEL_ARGS=no5lvl LOGDIR=$(abspath $(BUILD)/logs/debug) TIMEOUT=1500 \
 		tests/host/run-tests $(GUEST_BOOTS)
@@ -336,7 +355,7 @@ check: checkpatch
 
 clean:
 	rm -rf $(LINUX) $(BUILD)/kbuild $(BUILD)/kbuild-* $(BUILD)/bzImage $(BUILD)/bzImage-* \
-		$(BUILD)/tools $(BUILD)/tests $(BUILD)/initramfs* $(BUILD)/logs
+		$(BUILD)/tools $(BUILD)/tests $(BUILD)/initramfs* $(BUILD)/systemd.cpio.gz $(BUILD)/logs
 
 distclean:
 	rm -rf $(BUILD)

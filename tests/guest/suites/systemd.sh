@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot "systemd": Debian 12's systemd 252 is PID 1 (tests/host/
+# mksystemdinitramfs) and this suite runs as root in desksched.service.
+# user1 logs in with su -l, through PAM and pam_systemd, so the slices,
+# scopes and the cpu delegation are systemd's own. Each share is measured
+# from CPU time (cgroup cpu.stat usage_usec, /proc/PID/stat) over a few
+# seconds, with the per-tty feature on and off:
+#   - the login layout: session scope, user@1000.service, cpu delegated;
+#   - CPUQuota=20% on user-1000.slice bounds four hogs on a pty;
+#   - two logins keep their split: their scopes have equal weights, so one
+#     hog against four (all on CPU 0) gets half, not 1/5;
+#   - tmux with two windows in one login, one hog against ten on CPU 0:
+#     1/11 with the feature off; about 1/2 is wanted with it on, which
+#     needs tty groups nested in cgroups (issue 14 part 2): until then
+#     that result is a TODO.
+# desksched.seconds=S on the kernel command line sets each measurement (4).
+SYSCTL=/proc/sys/kernel/sched_tty_sched_enabled
+CG=/sys/fs/cgroup
+SLICE=$CG/user.slice/user-1000.slice
+D=/tmp/ds
+seconds=4
+for w in $(cat /proc/cmdline); do
+	case $w in desksched.seconds=*) seconds=${w#*=} ;; esac
+done
+mkdir -p -m 1777 $D
+
+echo "TAP version 13"
+echo "1..11"
+n=0 fail=0
+# result OK NAME DIAG: one TAP line; OK is a command (test, awk...).
+result() {
+	local cond=$1 name=$2 diag=$3
+	n=$((n + 1))
+	if eval "$cond"; then
+		echo "ok $n systemd.$name # $diag"
+	else
+		echo "not ok $n systemd.$name # $diag"
+		fail=1
+	fi
+}
+# todo OK NAME DIAG: a result that is not expected to hold yet.
+todo() {
+	local cond=$1 name=$2 diag=$3
+	n=$((n + 1))
+	if eval "$cond"; then
+		echo "ok $n systemd.$name # TODO $diag"
+	else
+		echo "not ok $n systemd.$name # TODO $diag"
+	fi
+}
+in_range() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x > lo && x <= hi) }'; }
+now_us() { awk '{ printf "%d", $1 * 1000000 }' /proc/uptime; }
+# wait_for SECONDS CMD...: until CMD succeeds, at most SECONDS.
+wait_for() {
+	local end=$(($(cut -d. -f1 /proc/uptime) + $1))
+	shift
+	until "$@"; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt $end ] || return 1
+		sleep 0.2
+	done
+}
+# spins N: N spin processes of user1 run (a test's hogs, parents included;
+# a measurement counts only if they all ran to its end).
+spins() { [ "$(pgrep -u user1 -x spin | wc -l)" -ge "$1" ]; }
+usage() { sed -n 's/^usage_usec //p' "$1/cpu.stat"; }
+# login NAME CMD: in the background, CMD in a new login of user1 (su -l:
+# PAM, pam_systemd, a session scope of logind's), which leaves its cgroup
+# in $D/NAME.cg; output in $D/NAME.out; its pid in $last. LIMIT (120)
+# bounds the login, in seconds.
+login() {
+	local name=$1
+	shift
+	rm -f $D/"$name".cg
+	timeout -k 5 "${LIMIT:-120}" su -l user1 -c "cat /proc/self/cgroup > $D/$name.cg; $*" \
+		> $D/"$name".out 2>&1 </dev/null &
+	last=$!
+}
+scope_of() { sed -n 's/^0:://p' $D/"$1".cg 2>/dev/null; }
+# Hogs run until stop_spins (SIGTERM: spin reaps its children), not for
+# a fixed time: under a loaded host the guest may start them late, and
+# a measurement must end before any of them does. --seconds $HOGS only
+# bounds them if the suite dies.
+HOGS=120
+stop_spins() {
+	pkill -u user1 -x spin
+	wait_for 20 sh -c '! pgrep -u user1 -x spin >/dev/null'
+}
+
+# --- the login layout; this login stays for the whole suite, so that
+# user@1000.service and the slice are not torn down between tests.
+LIMIT=600 login keeper "exec sleep 600"
+keeper=$last
+wait_for 60 test -s $D/keeper.cg
+kscope=$(scope_of keeper)
+result '[[ $kscope == /user.slice/user-1000.slice/session-*.scope ]]' login_scope \
+	"su -l runs in ${kscope:-nothing}"
+wait_for 60 sh -c '[ "$(systemctl is-active user@1000.service)" = active ]'
+state=$(systemctl is-active user@1000.service)
+result '[ "$state" = active ] && [ -d $SLICE/user@1000.service ]' user_manager \
+	"user@1000.service $state"
+deleg=$(systemctl show -P DelegateControllers user@1000.service)
+sub=$(cat $SLICE/cgroup.subtree_control 2>/dev/null)
+result 'grep -qw cpu <<< "$sub"' cpu_delegated \
+	"user-1000.slice subtree_control: $sub; user@1000.service delegates: $deleg"
+
+# --- CPUQuota=20% on the user's slice, four hogs on a pty of one login.
+systemctl set-property --runtime user-1000.slice CPUQuota=20%
+max=$(cat $SLICE/cpu.max 2>/dev/null)
+result '[ "$max" = "20000 100000" ]' quota_cpu_max "user-1000.slice cpu.max: ${max:-none}"
+for on in 1 0; do
+	echo $on > $SYSCTL
+	login quota "ptyrun -- spin -n 4 --seconds $HOGS"
+	q=$last
+	wait_for 60 spins 5
+	u0=$(usage $SLICE) t0=$(now_us)
+	sleep "$seconds"
+	u1=$(usage $SLICE) t1=$(now_us)
+	pct=$(awk -v u=$((u1 - u0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 * u / t }')
+	result 'in_range $pct 5 25 && spins 5' quota_$on \
+		"feature $on: the user's 4 hogs used ${pct}% of a CPU under CPUQuota=20% (5 < x <= 25)"
+	stop_spins
+	wait $q
+done
+systemctl set-property --runtime user-1000.slice CPUQuota=
+
+# --- two logins, one hog against four, all on CPU 0: their session scopes
+# are siblings of equal cpu.weight (100), so each gets half the CPU; in
+# one group the single hog would get 1/5.
+for on in 1 0; do
+	echo $on > $SYSCTL
+	login one "ptyrun -- spin -n 1 --cpu 0 --seconds $HOGS"
+	l1=$last
+	login four "ptyrun -- spin -n 4 --cpu 0 --seconds $HOGS"
+	l4=$last
+	wait_for 60 spins 7
+	a=$CG$(scope_of one) b=$CG$(scope_of four)
+	a0=$(usage "$a") b0=$(usage "$b")
+	sleep "$seconds"
+	a1=$(usage "$a") b1=$(usage "$b")
+	share=$(awk -v a=$((a1 - a0)) -v b=$((b1 - b0)) 'BEGIN { printf "%.3f", a / (a + b) }')
+	result 'in_range $share 0.35 0.65 && spins 7' two_logins_$on \
+		"feature $on: 1 hog vs 4 in two session scopes (weights $(cat "$a/cpu.weight") and $(cat "$b/cpu.weight")): share $share (ideal 0.5; 0.2 if the split were lost)"
+	stop_spins
+	wait $l1 $l4
+done
+
+# --- tmux, Debian's own, two windows in one login: one hog against ten
+# on CPU 0. Both windows are in the login's session scope.
+cat > $D/tmux.sh <<TMUX
+export TERM=screen
+tmux new-session -d -s ds "echo \\\$\\\$ > $D/w1; exec spin -n 1 --cpu 0 --seconds $HOGS"
+tmux new-window -t ds "echo \\\$\\\$ > $D/w2; exec spin -n 10 --cpu 0 --seconds $HOGS"
+while tmux has-session -t ds 2>/dev/null; do sleep 0.5; done
+TMUX
+# ticks PID...: utime + stime of these processes, in clock ticks.
+ticks() {
+	local p t=0
+	for p in "$@"; do
+		t=$((t + $(awk '{ print $14 + $15 }' /proc/"$p"/stat 2>/dev/null || echo 0)))
+	done
+	echo $t
+}
+for on in 0 1; do
+	echo $on > $SYSCTL
+	rm -f $D/w1 $D/w2
+	login tmux "bash $D/tmux.sh"
+	t=$last
+	wait_for 60 spins 13
+	w1=$(pgrep -P "$(cat $D/w1)") w2=$(pgrep -P "$(cat $D/w2)")
+	# shellcheck disable=SC2086
+	a0=$(ticks $w1) b0=$(ticks $w2)
+	sleep "$seconds"
+	# shellcheck disable=SC2086
+	a1=$(ticks $w1) b1=$(ticks $w2)
+	share=$(awk -v a=$((a1 - a0)) -v b=$((b1 - b0)) 'BEGIN { printf "%.3f", (a + b) ? a / (a + b) : 0 }')
+	p1=$(echo $w1 | cut -d' ' -f1) p2=$(echo $w2 | cut -d' ' -f1)
+	echo "# feature $on: window 1 hog $p1 in $(sed 's/^0:://' /proc/$p1/cgroup), tty group $(cat /proc/$p1/ttygroup 2>/dev/null)"
+	echo "# feature $on: window 2 hog $p2 in $(sed 's/^0:://' /proc/$p2/cgroup), tty group $(cat /proc/$p2/ttygroup 2>/dev/null)"
+	if [ $on = 0 ]; then
+		scope=$(scope_of tmux)
+		same=$(for p in $w1 $w2; do sed 's/^0:://' /proc/$p/cgroup; done | sort -u)
+		result '[ "$same" = "$scope" ]' tmux_one_scope \
+			"the 11 hogs of both windows are in the login's scope ${scope:-?} (cgroups: $(echo $same))"
+		result 'in_range $share 0.05 0.15 && spins 13' tmux_off \
+			"feature off: 1 hog vs 10 in two tmux windows, share $share (ideal 1/11 = 0.091)"
+	else
+		todo 'in_range $share 0.35 0.65' tmux_on \
+			"issue 14 part 2: feature on: 1 hog vs 10 in two tmux windows, share $share (want about 0.5 once tty groups nest in cgroups; today 1/11 = 0.091)"
+	fi
+	stop_spins
+	wait $t
+done
+echo 1 > $SYSCTL
+
+kill $keeper 2>/dev/null
+pkill -u user1 -x sleep
+wait
+exit $fail
