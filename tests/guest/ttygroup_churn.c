@@ -303,4 +303,51 @@ TEST_F_TIMEOUT(churn, churn, 150)
 	ASSERT_EQ(self->st.base_groups + 1, tt_groups_count());
 }
 
+/*
+ * A session leader that has its controlling terminal opens 40 more pty
+ * slaves, which cannot become its controlling terminal: only the first
+ * gets a group. It made 41 (228-324 kB of slab), and a user could make
+ * as many as it could open ttys.
+ */
+#define EXTRA_SLAVES	40
+
+TEST_F(churn, extra_slaves_no_groups)
+{
+	struct tt_pty p[EXTRA_SLAVES + 1];
+	int i, fds[2], n;
+	char c = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, tt_sysctl_set(1));
+	for (i = 0; i <= EXTRA_SLAVES; i++)
+		ASSERT_EQ(0, tt_pty_open(&p[i]));
+	ASSERT_EQ(0, pipe(fds));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(fds[0]);
+		if (setsid() < 0)
+			_exit(1);
+		for (i = 0; i <= EXTRA_SLAVES; i++)
+			if (open(p[i].slave, O_RDWR) < 0)
+				_exit(2);
+		if (!has_group(p[0].name) || write(fds[1], "x", 1) != 1)
+			_exit(3);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	EXPECT_EQ(1, read(fds[0], &c, 1));
+	close(fds[0]);
+	n = tt_groups_count();
+	TH_LOG("%d tty groups for 1 controlling terminal and %d other ttys",
+	       n - self->st.base_groups, EXTRA_SLAVES);
+	EXPECT_EQ(self->st.base_groups + 1, n);
+	kill(pid, SIGKILL);
+	tt_wait(pid, 10);
+	for (i = 0; i <= EXTRA_SLAVES; i++)
+		tt_pty_close(&p[i]);
+	EXPECT_EQ(self->st.base_groups, tt_groups_wait_count(self->st.base_groups, 10));
+}
+
 TEST_HARNESS_MAIN
