@@ -538,6 +538,96 @@ TEST_F_TIMEOUT(dl_hostile, left_in_debt_stays_charged, 60)
 }
 
 /*
+ * user1 creates a user namespace, and root maps 2 uids of it to 200000
+ * and 200001, as newuidmap does for a range of subordinate uids. Its uid
+ * 0 reserves 20% and its uid 1 another 20%, under a cap of 30%: both
+ * must be charged to user1, who created the namespace. They were
+ * charged to 200000 and 200001, one cap each, and user1 held 40%.
+ */
+#define SUBUID	200000
+
+struct userns_second {
+	volatile int go;
+	int err;
+};
+
+/* A thread of the namespace's uid 1 (a raw setresuid() is per thread). */
+static void *userns_second_main(void *arg)
+{
+	struct userns_second *u = arg;
+
+	while (!u->go)
+		usleep(1000);
+	u->err = syscall(SYS_setresuid, 1, 1, 1) ? -errno :
+		 dt_set_dl(0, 20 * DT_MS, 100 * DT_MS, 0);
+	return NULL;
+}
+
+static void userns_attacker(int fd, int go)
+{
+	struct userns_second second = { 0 };
+	pthread_t t;
+	char c;
+	int err;
+
+	err = become(U1);
+	if (!err && unshare(CLONE_NEWUSER))
+		err = -errno;
+	send_report(fd, err, 0);
+	if (err || read(go, &c, 1) != 1)
+		_exit(1);
+	/* Before this thread is SCHED_DEADLINE, which may not clone. */
+	err = -pthread_create(&t, NULL, userns_second_main, &second);
+	if (!err)
+		err = setresuid(0, 0, 0) ? -errno :
+		      dt_set_dl(0, 20 * DT_MS, 100 * DT_MS, 0);
+	send_report(fd, err, 0);
+	second.go = 1;
+	pthread_join(t, NULL);
+	send_report(fd, second.err, 0);
+	pause();
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(dl_hostile, userns_charged_to_creator, 60)
+{
+	unsigned int res = 0, cap, sub = 0;
+	struct report r[3] = { 0 };
+	int fds[2], go[2], i;
+	char path[64], map[64];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(fds));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(fds[0]);
+		close(go[1]);
+		userns_attacker(fds[1], go[0]);
+	}
+	close(fds[1]);
+	close(go[0]);
+	ASSERT_EQ((ssize_t)sizeof(r[0]), read(fds[0], &r[0], sizeof(r[0])));
+	ASSERT_EQ(0, r[0].err) TH_LOG("unshare(CLONE_NEWUSER): %s", strerror(-r[0].err));
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	snprintf(map, sizeof(map), "0 %d 2\n", SUBUID);
+	ASSERT_EQ(0, dt_knob_write(path, map));
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	for (i = 1; i < 3; i++)
+		ASSERT_EQ((ssize_t)sizeof(r[i]), read(fds[0], &r[i], sizeof(r[i])));
+	close(fds[0]);
+	close(go[1]);
+	EXPECT_EQ(0, r[1].err) TH_LOG("uid 0 of the namespace: %s", strerror(-r[1].err));
+	EXPECT_EQ(-EBUSY, r[2].err) TH_LOG("uid 1 of the namespace: %s", strerror(-r[2].err));
+	EXPECT_EQ(1, dt_user(U1, &res, &cap));
+	EXPECT_EQ(2000U, res);
+	EXPECT_EQ(0, dt_user(SUBUID, &sub, &cap))
+		TH_LOG("%d is charged %u hundredths of a percent", SUBUID, sub);
+	reap(pid);
+}
+
+/*
  * As @uid: the owner spins for 0.3 s with a PI futex; the waiter becomes
  * SCHED_DEADLINE (1024 ns every 1 ms) while it waits, then SCHED_OTHER
  * again. The second switch hung the machine: the owner, boosted on the
