@@ -124,28 +124,6 @@ static long reaped_after_ms(pid_t pid, long limit_ms)
 	return -1;
 }
 
-static pid_t spawn_fifo_hog(int cpu)
-{
-	struct sched_param sp = { .sched_priority = 1 };
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		sched_setaffinity(0, sizeof(set), &set);
-		for (;;)
-			;
-	}
-	if (pid > 0 && sched_setscheduler(pid, SCHED_FIFO, &sp)) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	return pid;
-}
-
 static void reap(pid_t pid)
 {
 	if (pid <= 0)
@@ -327,7 +305,7 @@ static double share_beside_fifo_hogs(struct __test_metadata *_metadata,
 		return r.err;
 	}
 	for (i = 0; i < ncpus && i < 8; i++) {
-		hogs[i] = spawn_fifo_hog(i);
+		hogs[i] = dt_fifo_hog(i);
 		EXPECT_LT(0, hogs[i]);
 	}
 	/* Above the hogs, so that the samples are taken on time. */

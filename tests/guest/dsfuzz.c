@@ -967,24 +967,6 @@ static void __attribute__((noreturn)) burst_spinners(void)
 	_exit(0);
 }
 
-static pid_t spawn_fifo_hog(int cpu)
-{
-	struct sched_param sp = { .sched_priority = 1 };
-	cpu_set_t set;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		sched_setaffinity(0, sizeof(set), &set);
-		for (;;)
-			;
-	}
-	if (pid > 0)
-		sched_setscheduler(pid, SCHED_FIFO, &sp);
-	return pid;
-}
-
 static double burst_max;	/* the largest share a burst consumed */
 
 /* 1 if the burst stayed within its bound, 0 (and a failure) if not. */
@@ -999,7 +981,7 @@ static int burst(void)
 
 	dt_knob_set(DT_USER_PCT, BURST_CAP_PCT);
 	for (i = 0; i < 2; i++)
-		hogs[i] = spawn_fifo_hog(i);
+		hogs[i] = dt_fifo_hog(i);
 	/* Above the hogs, or the burst would outlive its time. */
 	sched_setscheduler(0, SCHED_FIFO, &above);
 	t0 = mono_seconds();
@@ -1028,6 +1010,8 @@ static int burst(void)
 	}
 	t1 = mono_seconds();
 	for (i = 0; i < 2; i++) {
+		if (hogs[i] <= 0)
+			continue;
 		kill(hogs[i], SIGKILL);
 		waitpid(hogs[i], NULL, 0);
 	}

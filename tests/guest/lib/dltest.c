@@ -2,10 +2,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dltest.h"
@@ -245,4 +248,26 @@ int dt_teardown(struct dt_state *st, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+pid_t dt_fifo_hog(int cpu)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (;;)
+			;
+	}
+	if (pid > 0 && sched_setscheduler(pid, SCHED_FIFO, &sp)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
 }

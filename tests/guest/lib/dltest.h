@@ -83,6 +83,13 @@ int64_t dt_total_bw(void);
 /* Poll up to @seconds until total_bw == @want; the last value read. */
 int64_t dt_total_bw_wait(int64_t want, double seconds);
 
+/*
+ * A root SCHED_FIFO busy loop (priority 1) pinned to @cpu, or -1: beside
+ * one on every CPU, a SCHED_NORMAL task runs only on the fair servers and
+ * a deadline task only on its budget.
+ */
+pid_t dt_fifo_hog(int cpu);
+
 /* What the deadline fixtures restore and check on every exit path. */
 struct dt_state {
 	long user_pct, unpriv_pct, rt_runtime;
