@@ -280,9 +280,14 @@ TEST_F(dl_user, change_and_leave)
 		  dt_total_bw_wait(self->dt.base_total_bw, 3));
 }
 
-/* Exit and SIGKILL both give everything back. */
+/*
+ * Exit and SIGKILL both give everything back, the charge with the
+ * bandwidth: by the end of the task's period.
+ */
 TEST_F(dl_user, exit_and_kill)
 {
+	int i;
+
 	ASSERT_EQ(0, tt_agents_init(2));
 	start_as(_metadata, 0, U1);
 	start_as(_metadata, 1, U1);
@@ -291,6 +296,8 @@ TEST_F(dl_user, exit_and_kill)
 	EXPECT_EQ((int)hund(10) * 2, reserved(U1));
 	tt_cmd(0, TT_OP_EXIT, 0, 0);
 	EXPECT_LE(0, tt_agent_wait(0, 5));
+	for (i = 0; i < 100 && reserved(U1) != (int)hund(10); i++)
+		usleep(10000);
 	EXPECT_EQ((int)hund(10), reserved(U1));
 	ASSERT_EQ(0, kill(tt_agent(1)->pid, SIGKILL));
 	EXPECT_LE(0, tt_agent_wait(1, 5));
