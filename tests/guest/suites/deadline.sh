@@ -27,12 +27,22 @@ out=$($SETPRIV $CHRT -d -T 10000000 -P 100000000 -D 100000000 0 \
 	cat /proc/sched_deadline_users 2>&1)
 echo "$out" | sed 's/^/# /'
 [ "$out" = "1000 10.00 30.00" ]; check $? chrt.users_line
+# A task's charge ends with its bandwidth, by the end of its period
+# after it exits: wait up to 1 s for the users file to empty.
+users_empty() {
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ -z "$(cat /proc/sched_deadline_users)" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # 40% is over the default cap of 30%: chrt reports EBUSY.
 out=$($SETPRIV $CHRT -d -T 40000000 -P 100000000 -D 100000000 0 true 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
 [ $rc != 0 ] && echo "$out" | grep -q "Device or resource busy"; check $? chrt.over_cap_ebusy
-[ -z "$(cat /proc/sched_deadline_users)" ]; check $? users.nothing_left
+users_empty; check $? users.nothing_left
 
 # dlrun: the same refusal, with what to do about it; elastic, not refused.
 out=$($SETPRIV /usr/local/bin/dlrun -r 40ms -p 100ms true 2>&1)
@@ -47,7 +57,7 @@ echo "$out" | sed 's/^/# /'
 	echo "$out" | grep -q "SCHED_DEADLINE" &&
 	echo "$out" | grep -Eq "(29999[0-9]{3}|30000000)/100000000/100000000"
 check $? dlrun.elastic_scaled_seen_by_chrt
-[ -z "$(cat /proc/sched_deadline_users)" ]; check $? users.nothing_left_elastic
+users_empty; check $? users.nothing_left_elastic
 
 # The video player as user1, beside ten hogs on the one CPU of a cpuset
 # partition (a deadline task may not be pinned inside a larger root
