@@ -16,17 +16,6 @@ check() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fail=1; fi
 }
-echo "TAP version 13"
-echo "1..11"
-# 10 ms every 100 ms as user1; chrt -p reads it back from inside.
-out=$($SETPRIV $CHRT -d -T 10000000 -P 100000000 -D 100000000 0 \
-	$CHRT -p 0 2>&1)
-echo "$out" | sed 's/^/# /'
-echo "$out" | grep -q "SCHED_DEADLINE"; check $? chrt.user_gets_deadline
-out=$($SETPRIV $CHRT -d -T 10000000 -P 100000000 -D 100000000 0 \
-	cat /proc/sched_deadline_users 2>&1)
-echo "$out" | sed 's/^/# /'
-[ "$out" = "1000 10.00 30.00" ]; check $? chrt.users_line
 # A task's charge ends with its bandwidth, by the end of its period
 # after it exits: wait up to 1 s for the users file to empty.
 users_empty() {
@@ -37,6 +26,18 @@ users_empty() {
 	return 1
 }
 
+echo "TAP version 13"
+echo "1..11"
+# 10 ms every 100 ms as user1; chrt -p reads it back from inside.
+out=$($SETPRIV $CHRT -d -T 10000000 -P 100000000 -D 100000000 0 \
+	$CHRT -p 0 2>&1)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q "SCHED_DEADLINE"; check $? chrt.user_gets_deadline
+users_empty
+out=$($SETPRIV $CHRT -d -T 10000000 -P 100000000 -D 100000000 0 \
+	cat /proc/sched_deadline_users 2>&1)
+echo "$out" | sed 's/^/# /'
+[ "$out" = "1000 10.00 30.00" ]; check $? chrt.users_line
 # 40% is over the default cap of 30%: chrt reports EBUSY.
 out=$($SETPRIV $CHRT -d -T 40000000 -P 100000000 -D 100000000 0 true 2>&1)
 rc=$?
