@@ -274,6 +274,26 @@ static void toggle_attacker(int fd)
 	_exit(0);
 }
 
+/* Run @attacker in a child; its first report in @r: the child's pid, or -1. */
+static pid_t spawn_attacker(void (*attacker)(int fd), struct report *r)
+{
+	int fds[2];
+	pid_t child;
+
+	if (pipe(fds))
+		return -1;
+	child = fork();
+	if (child == 0) {
+		close(fds[0]);
+		attacker(fds[1]);
+	}
+	close(fds[1]);
+	if (child > 0 && read(fds[0], r, sizeof(*r)) != sizeof(*r))
+		r->err = -EPIPE;
+	close(fds[0]);
+	return child;
+}
+
 /*
  * Run @attacker in a child, with a root SCHED_FIFO hog on each CPU once
  * it is set up; the share of one CPU that its reported thread consumed
@@ -286,20 +306,12 @@ static double share_beside_fifo_hogs(struct __test_metadata *_metadata,
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	pid_t child, hogs[8] = { 0 };
 	long long ns0, ns1;
-	struct report r;
+	struct report r = { 0 };
 	double t0, t1, share;
-	int fds[2], i;
+	int i;
 
-	ASSERT_EQ(0, pipe(fds));
-	child = fork();
+	child = spawn_attacker(attacker, &r);
 	ASSERT_LE(0, child);
-	if (child == 0) {
-		close(fds[0]);
-		attacker(fds[1]);
-	}
-	close(fds[1]);
-	EXPECT_EQ((ssize_t)sizeof(r), read(fds[0], &r, sizeof(r)));
-	close(fds[0]);
 	EXPECT_EQ(0, r.err) TH_LOG("attacker setup: %s", strerror(-r.err));
 	if (r.err) {
 		reap(child);
@@ -432,7 +444,7 @@ TEST_F_TIMEOUT(dl_hostile, dead_leader_switch_keeps_accounting, 60)
 	long rt_runtime = dt_knob_get(DT_RT_RUNTIME);
 	pid_t reserved, attacker;
 	struct report r = { 0 };
-	int fds[2], status;
+	int status;
 
 	reserved = fork();
 	ASSERT_LE(0, reserved);
@@ -443,16 +455,8 @@ TEST_F_TIMEOUT(dl_hostile, dead_leader_switch_keeps_accounting, 60)
 	ASSERT_EQ(0, dt_set_dl(reserved, 10 * DT_MS, 100 * DT_MS, 0));
 	ASSERT_EQ(want, dt_total_bw_wait(want, 1));
 
-	ASSERT_EQ(0, pipe(fds));
-	attacker = fork();
+	attacker = spawn_attacker(dead_leader_attacker, &r);
 	ASSERT_LE(0, attacker);
-	if (attacker == 0) {
-		close(fds[0]);
-		dead_leader_attacker(fds[1]);
-	}
-	close(fds[1]);
-	EXPECT_EQ((ssize_t)sizeof(r), read(fds[0], &r, sizeof(r)));
-	close(fds[0]);
 	ASSERT_EQ(attacker, waitpid(attacker, &status, 0));
 	TH_LOG("switching the dead leader: %s", strerror(-r.err));
 	EXPECT_EQ(-ESRCH, r.err);
