@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tasks forked inside a cpu cgroup stay in it, controlling tty or not.
+ * Tasks in a cpu cgroup stay inside it, controlling tty or not: a tty's
+ * group nests below the cgroup.
  *
- * A session leader with a fresh pty as controlling terminal forks a hog
- * (which starts a second, spinning thread) into /dstest/lo, either by a
- * plain fork() after moving itself there, or by clone3() with
+ * cgfork: a session leader with a fresh pty as controlling terminal forks
+ * a hog (which starts a second, spinning thread) into /dstest/lo, either
+ * by a plain fork() after moving itself there, or by clone3() with
  * CLONE_INTO_CGROUP from the root cgroup. The hog and its thread must be
- * scheduled in /dstest/lo, not in /ttygroup-ptsN or the root group, with
- * the sysctl at 1 and at 0; they still belong to the terminal
- * (/proc/<pid>/ttygroup). Then the cgroup's limits must hold: at
+ * scheduled in /dstest/lo/ttygroup-ptsN with the sysctl at 1 and in
+ * /dstest/lo at 0, never in /ttygroup-ptsN or the root group; /proc shows
+ * the nested group either way. Then the cgroup's limits must hold: at
  * cpu.weight 1 against a sibling /dstest/hi at weight 100 running one hog
  * on the same CPU, and alone under cpu.max 10000 100000.
+ *
+ * nest: two terminals in one cgroup, one hog against ten, share the
+ * cgroup's time about evenly with the sysctl at 1 (1/11 at 0), both
+ * together within the cgroup's cpu.max, renicing one acts inside the
+ * cgroup, and the nested groups go with the cgroup, whether it is removed
+ * or its cpu controller is turned off under running tasks.
  *
  * Meant for boots with noautogroup (the fallback group is then "/").
  */
@@ -269,7 +276,8 @@ static pid_t start_session(struct __test_metadata *_metadata,
 			   FIXTURE_DATA(cgfork) *self,
 			   const FIXTURE_VARIANT(cgfork) *variant, int *bad)
 {
-	char groups[4][TT_PATH_MAX];
+	char groups[4][TT_PATH_MAX], nested[TT_PATH_MAX + 16];
+	char nested_line[TT_PATH_MAX + 16];
 	pid_t term, pid, tids[4];
 	int fds[2], ret, n, i;
 
@@ -311,32 +319,38 @@ static pid_t start_session(struct __test_metadata *_metadata,
 		       variant->clone3 ? "clone3(CLONE_INTO_CGROUP)" : "fork()",
 		       variant->sysctl, term, pid, tids[0], tids[1]);
 
+	snprintf(nested, sizeof(nested), "/dstest/lo%s", self->pty.group);
+	snprintf(nested_line, sizeof(nested_line), "/dstest/lo%s",
+		 self->pty.line);
 	*bad = 0;
 	*bad |= check_cgroup(_metadata, pid, "/dstest/lo");
 	*bad |= check_cgroup(_metadata, term,
 			     variant->clone3 ? "/" : "/dstest/lo");
-	/* The tty has a group, and the hog belongs to it... */
-	*bad |= check_proc(_metadata, &pid, 1, self->pty.line, 0);
-	*bad |= check_proc(_metadata, &term, 1, self->pty.line, 0);
-	/* ... but is scheduled in its cgroup. */
+	/* The tty has a group in each cgroup, and the hog belongs to it... */
+	*bad |= check_proc(_metadata, &pid, 1, nested_line, 0);
+	*bad |= check_proc(_metadata, &term, 1,
+			   variant->clone3 ? self->pty.line : nested_line, 0);
+	/* ... scheduled there with the sysctl at 1, in the cgroup at 0. */
 	if (tt_sched_groups(tids, 2, groups) == 2)
 		ksft_print_msg("hog threads scheduled in '%s' and '%s'\n",
 			       groups[0], groups[1]);
-	*bad |= check_sched(_metadata, tids, 2, "/dstest/lo", 0);
+	*bad |= check_sched(_metadata, tids, 2,
+			    variant->sysctl ? nested : "/dstest/lo", 0);
 	/* The terminal in the root cgroup is in its tty group (or not). */
 	if (variant->clone3)
 		*bad |= check_sched(_metadata, &term, 1,
 				    variant->sysctl ? self->pty.group : NULL, 0);
 	else
-		*bad |= check_sched(_metadata, &term, 1, "/dstest/lo", 0);
+		*bad |= check_sched(_metadata, &term, 1,
+				    variant->sysctl ? nested : "/dstest/lo", 0);
 	return pid;
 }
 
-/* CPU time of @n processes over @seconds of wall time, in ns. */
+/* CPU time of @n (up to 16) processes over @seconds of wall time, in ns. */
 static int measure(const pid_t *pids, int n, double seconds, double *ns,
 		   double *wall)
 {
-	double start[4], t0;
+	double start[16], t0;
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -409,6 +423,279 @@ TEST_F(cgfork, cpu_max)
 	EXPECT_LE(share, 0.15);
 	EXPECT_GE(share, 0.03);
 	EXPECT_EQ(0, bad);
+}
+
+FIXTURE(nest) {
+	struct tt_state st;
+	struct tt_pty a, b;
+	int cpu;
+	char group_a[TT_PATH_MAX + 16];	/* "/dstest/lo/ttygroup-ptsA" */
+	char group_b[TT_PATH_MAX + 16];
+};
+
+FIXTURE_VARIANT(nest) {
+	int sysctl;
+};
+
+FIXTURE_VARIANT_ADD(nest, on) { .sysctl = 1 };
+FIXTURE_VARIANT_ADD(nest, off) { .sysctl = 0 };
+
+FIXTURE_SETUP(nest)
+{
+	char err[256];
+	int ret = tt_setup(&self->st, err, sizeof(err));
+
+	if (ret)
+		TH_LOG("setup: %s", err);
+	ASSERT_EQ(0, ret);
+	self->cpu = tt_first_cpu();
+	ASSERT_LE(0, self->cpu);
+	ASSERT_EQ(0, tt_sysctl_set(variant->sysctl));
+	ret = tt_cgroup_create(&self->st);
+	if (ret)
+		TH_LOG("creating %s with +cpu: %s", TT_CGROUP, strerror(-ret));
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, tt_write_str(TT_CGROUP "/cgroup.subtree_control", "+cpu"));
+	remove_cgroup(CG_LO);
+	ASSERT_EQ(0, mkdir(CG_LO, 0755));
+	ASSERT_EQ(0, tt_pty_open(&self->a));
+	ASSERT_EQ(0, tt_pty_open(&self->b));
+	snprintf(self->group_a, sizeof(self->group_a), "/dstest/lo%s", self->a.group);
+	snprintf(self->group_b, sizeof(self->group_b), "/dstest/lo%s", self->b.group);
+}
+
+FIXTURE_TEARDOWN(nest)
+{
+	char err[256];
+	int ret;
+
+	tt_kill_all();
+	tt_write_str(TT_CGROUP "/cgroup.subtree_control", "+cpu");
+	remove_cgroup(CG_LO);
+	ret = tt_teardown(&self->st, err, sizeof(err));
+	if (ret)
+		TH_LOG("teardown: %s", err);
+	EXPECT_EQ(0, ret);
+}
+
+/*
+ * A terminal: a session leader with @p as controlling tty that moves
+ * itself into @cg and forks @n single-threaded hogs on @cpu. Fills @pids
+ * with the hogs and returns the terminal's pid, or -1.
+ */
+static pid_t start_terminal_hogs(struct __test_metadata *_metadata,
+				 const struct tt_pty *p, const char *cg,
+				 int n, int cpu, pid_t *pids)
+{
+	char procs[TT_PATH_MAX];
+	int fds[2], i;
+	pid_t term, pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+	fflush(stdout);
+	term = fork();
+	if (!term) {
+		close(fds[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		signal(SIGHUP, SIG_IGN);
+		if (setsid() < 0 || open(p->slave, O_RDWR) < 0 ||
+		    tt_write_str(procs, "0"))
+			_exit(1);
+		for (i = 0; i < n; i++) {
+			pid = fork();
+			if (!pid)
+				hog(cpu, 0);
+			if (pid < 0 || write(fds[1], &pid, sizeof(pid)) != sizeof(pid))
+				_exit(1);
+		}
+		close(fds[1]);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	if (term < 0) {
+		close(fds[0]);
+		return -1;
+	}
+	tt_register(term);
+	for (i = 0; i < n; i++) {
+		if (read(fds[0], &pids[i], sizeof(pids[i])) != sizeof(pids[i])) {
+			TH_LOG("terminal on %s in %s: hog %d not started",
+			       p->name, cg, i);
+			close(fds[0]);
+			return -1;
+		}
+		tt_register(pids[i]);
+	}
+	close(fds[0]);
+	return term;
+}
+
+/* Whether the debugfs line of @p lists @path, polled up to 2 s for @want. */
+static int groups_list(const struct tt_pty *p, const char *path, int want)
+{
+	double end = mono_seconds() + 2;
+	char line[1024], word[TT_PATH_MAX + 2];
+	int has;
+
+	snprintf(word, sizeof(word), " %s", path);
+	for (;;) {
+		if (tt_groups_line(p->name, line, sizeof(line)))
+			return -1;
+		strcat(line, " ");
+		strcat(word, " ");
+		has = strstr(line, word) != NULL;
+		word[strlen(word) - 1] = '\0';
+		if (has == want || mono_seconds() > end) {
+			if (has != want)
+				ksft_print_msg("ttygroups: '%s'\n", line);
+			return has;
+		}
+		tt_sleep(0.05);
+	}
+}
+
+/* Share of the first of @n processes in their CPU time, or -1. */
+static double first_share(const pid_t *pids, int n, double *busy)
+{
+	double ns[16], wall, sum = 0;
+	int i;
+
+	if (measure(pids, n, SECONDS, ns, &wall))
+		return -1;
+	for (i = 0; i < n; i++)
+		sum += ns[i];
+	*busy = sum / 1e9 / wall;
+	return sum > 0 ? ns[0] / sum : -1;
+}
+
+/*
+ * Two terminals in one cgroup, one hog against ten on one CPU: each
+ * terminal gets about half of the cgroup with the sysctl at 1, a task's
+ * share (1/11) at 0. This is what cgroups cannot do for the windows of
+ * one tmux server, which share a scope.
+ */
+TEST_F(nest, one_against_ten)
+{
+	pid_t pids[11];
+	double share, busy;
+
+	REQUIRE(EXPECT_LT(0, start_terminal_hogs(_metadata, &self->a, CG_LO, 1,
+						 self->cpu, pids)));
+	REQUIRE(EXPECT_LT(0, start_terminal_hogs(_metadata, &self->b, CG_LO, 10,
+						 self->cpu, pids + 1)));
+	REQUIRE(EXPECT_EQ(0, check_sched(_metadata, pids, 1, variant->sysctl ?
+					 self->group_a : "/dstest/lo", 1)));
+	REQUIRE(EXPECT_EQ(0, check_sched(_metadata, pids + 1, 10, variant->sysctl ?
+					 self->group_b : "/dstest/lo", 1)));
+
+	share = first_share(pids, 11, &busy);
+	ksft_print_msg("two terminals in /dstest/lo, 1 hog vs 10, sysctl %d: share %.4f (ideal %s), CPUs busy %.2f\n",
+		       variant->sysctl, share, variant->sysctl ? "0.50" : "0.0909", busy);
+	EXPECT_GT(busy, 0.5);
+	if (variant->sysctl) {
+		EXPECT_GE(share, 0.30);
+	} else {
+		EXPECT_LE(share, 0.20);
+	}
+}
+
+/* cpu.max of the cgroup bounds all of its terminals' groups together. */
+TEST_F(nest, cpu_max_holds_all_terminals)
+{
+	double share, busy;
+	pid_t pids[4];
+
+	REQUIRE(EXPECT_EQ(0, tt_write_str(CG_LO "/cpu.max", "10000 100000")));
+	REQUIRE(EXPECT_LT(0, start_terminal_hogs(_metadata, &self->a, CG_LO, 2,
+						 self->cpu, pids)));
+	REQUIRE(EXPECT_LT(0, start_terminal_hogs(_metadata, &self->b, CG_LO, 2,
+						 self->cpu, pids + 2)));
+	REQUIRE(EXPECT_EQ(0, check_sched(_metadata, pids + 2, 2, variant->sysctl ?
+					 self->group_b : "/dstest/lo", 1)));
+
+	share = first_share(pids, 4, &busy);
+	ksft_print_msg("cpu.max 10000 100000 over two terminals, 2 hogs each, sysctl %d: CPU %.4f of one (ideal 0.10), first hog's share %.2f\n",
+		       variant->sysctl, busy, share);
+	EXPECT_LE(busy, 0.15);
+	EXPECT_GE(busy, 0.03);
+}
+
+/*
+ * Renicing a terminal weighs its group against its siblings inside the
+ * cgroup: nice 10 (weight 110) against nice 0 (1024), one hog each.
+ */
+TEST_F(nest, renice_inside_cgroup)
+{
+	double share, busy;
+	pid_t pids[2], term;
+
+	term = start_terminal_hogs(_metadata, &self->a, CG_LO, 1, self->cpu, pids);
+	REQUIRE(EXPECT_LT(0, term));
+	REQUIRE(EXPECT_LT(0, start_terminal_hogs(_metadata, &self->b, CG_LO, 1,
+						 self->cpu, pids + 1)));
+	REQUIRE(EXPECT_EQ(0, tt_proc_ttygroup_write(term, "10")));
+	REQUIRE(EXPECT_EQ(10, tt_groups_nice(self->a.name)));
+
+	share = first_share(pids, 2, &busy);
+	ksft_print_msg("terminal at nice 10 vs 0 in /dstest/lo, sysctl %d: share %.4f (ideal %s)\n",
+		       variant->sysctl, share, variant->sysctl ? "0.097" : "0.50");
+	EXPECT_GT(busy, 0.5);
+	if (variant->sysctl) {
+		EXPECT_LE(share, 0.25);
+	} else {
+		EXPECT_GE(share, 0.30);
+	}
+}
+
+/*
+ * A cgroup whose tasks left can be removed, and its tty groups go with
+ * it; the terminal keeps its group in the root cgroup.
+ */
+TEST_F(nest, rmdir_takes_groups)
+{
+	pid_t pids[1], term;
+
+	term = start_terminal_hogs(_metadata, &self->a, CG_LO, 1, self->cpu, pids);
+	REQUIRE(EXPECT_LT(0, term));
+	REQUIRE(EXPECT_EQ(1, groups_list(&self->a, self->group_a, 1)));
+	REQUIRE(EXPECT_EQ(1, groups_list(&self->a, self->a.group, 1)));
+
+	REQUIRE(EXPECT_EQ(0, tt_cgroup_move(TT_CGROOT, term)));
+	REQUIRE(EXPECT_EQ(0, tt_cgroup_move(TT_CGROOT, pids[0])));
+	REQUIRE(EXPECT_EQ(0, check_sched(_metadata, pids, 1, variant->sysctl ?
+					 self->a.group : NULL, 1)));
+	REQUIRE(EXPECT_EQ(0, rmdir(CG_LO)));
+	EXPECT_EQ(0, groups_list(&self->a, self->group_a, 0));
+	EXPECT_EQ(1, groups_list(&self->a, self->a.group, 1));
+}
+
+/*
+ * Turning the cpu controller off in the parent under running tasks moves
+ * them, nested groups and all, to the parent's; on again, back.
+ */
+TEST_F(nest, controller_off_under_tasks)
+{
+	char parent_group[TT_PATH_MAX + 16];
+	pid_t pids[2];
+
+	snprintf(parent_group, sizeof(parent_group), "/dstest%s", self->a.group);
+	REQUIRE(EXPECT_LT(0, start_terminal_hogs(_metadata, &self->a, CG_LO, 2,
+						 self->cpu, pids)));
+	REQUIRE(EXPECT_EQ(0, check_sched(_metadata, pids, 2, variant->sysctl ?
+					 self->group_a : "/dstest/lo", 1)));
+
+	REQUIRE(EXPECT_EQ(0, tt_write_str(TT_CGROUP "/cgroup.subtree_control", "-cpu")));
+	EXPECT_EQ(0, check_sched(_metadata, pids, 2, variant->sysctl ?
+				 parent_group : "/dstest", 1));
+	EXPECT_EQ(0, groups_list(&self->a, self->group_a, 0));
+	EXPECT_EQ(1, groups_list(&self->a, parent_group, 1));
+
+	REQUIRE(EXPECT_EQ(0, tt_write_str(TT_CGROUP "/cgroup.subtree_control", "+cpu")));
+	EXPECT_EQ(0, check_sched(_metadata, pids, 2, variant->sysctl ?
+				 self->group_a : "/dstest/lo", 1));
 }
 
 TEST_HARNESS_MAIN

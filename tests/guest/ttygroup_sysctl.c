@@ -299,11 +299,13 @@ TEST_F(sysctl, unprivileged_write_denied)
 
 /*
  * A task the administrator moved into a cgroup with the cpu controller
- * stays there whatever the sysctl says; back in the root cgroup it is in
- * its terminal's group again.
+ * stays inside it whatever the sysctl says: in its terminal's group below
+ * the cgroup with the sysctl at 1, in the cgroup's own group at 0. Back in
+ * the root cgroup it is in its terminal's group at the top again.
  */
-TEST_F(sysctl, cgroup_task_stays)
+TEST_F(sysctl, cgroup_task_nests)
 {
+	char nested[TT_PATH_MAX + 16], nested_line[TT_PATH_MAX + 16];
 	int cpu = tt_first_cpu(), round;
 	struct tt_pty p;
 	pid_t s[2];
@@ -316,6 +318,8 @@ TEST_F(sysctl, cgroup_task_stays)
 	ASSERT_EQ(0, ret);
 
 	ASSERT_EQ(0, tt_pty_open(&p));
+	snprintf(nested, sizeof(nested), "/dstest%s", p.group);
+	snprintf(nested_line, sizeof(nested_line), "/dstest%s", p.line);
 	ASSERT_EQ(0, tt_agents_init(1));
 	ASSERT_EQ(0, start_terminal(_metadata, 0, &p, 0));
 	s[0] = start_spinner(_metadata, 0, cpu);
@@ -325,17 +329,18 @@ TEST_F(sysctl, cgroup_task_stays)
 	ASSERT_EQ(0, check_sched(_metadata, s, 2, p.group, 0));
 
 	ASSERT_EQ(0, tt_cgroup_move(TT_CGROUP, s[0]));
-	ASSERT_EQ(0, check_sched(_metadata, s, 1, "/dstest", 0));
+	ASSERT_EQ(0, check_sched(_metadata, s, 1, nested, 0));
 	ASSERT_EQ(0, check_sched(_metadata, s + 1, 1, p.group, 0));
-	/* Still its terminal's member, only not scheduled there. */
-	ASSERT_EQ(0, check_proc(_metadata, s, 1, p.line, 0));
+	/* /proc shows the group of the terminal in the task's cgroup. */
+	ASSERT_EQ(0, check_proc(_metadata, s, 1, nested_line, 0));
+	ASSERT_EQ(0, check_proc(_metadata, s + 1, 1, p.line, 0));
 
 	for (round = 0; round < 2; round++) {
 		ASSERT_EQ(0, tt_sysctl_set(0));
 		ASSERT_EQ(0, check_sched(_metadata, s, 1, "/dstest", 0));
 		ASSERT_EQ(0, check_sched(_metadata, s + 1, 1, NULL, 0));
 		ASSERT_EQ(0, tt_sysctl_set(1));
-		ASSERT_EQ(0, check_sched(_metadata, s, 1, "/dstest", 0));
+		ASSERT_EQ(0, check_sched(_metadata, s, 1, nested, 0));
 		ASSERT_EQ(0, check_sched(_metadata, s + 1, 1, p.group, 0));
 	}
 

@@ -197,6 +197,26 @@ int tt_groups_nice(const char *name)
 	return ret;
 }
 
+int tt_groups_line(const char *name, char *out, size_t len)
+{
+	char *buf = read_all(TT_GROUPS), *line, *save = NULL;
+	char tty[64];
+	int ret = -1;
+
+	if (!buf)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%63s nice", tty) == 1 && !strcmp(tty, name)) {
+			snprintf(out, len, "%s", line);
+			ret = 0;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
 ssize_t tt_proc_ttygroup(pid_t pid, char *buf, size_t len)
 {
 	char path[64];

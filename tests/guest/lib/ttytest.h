@@ -61,6 +61,11 @@ int tt_groups_count(void);
 int tt_groups_wait_count(int want, double seconds);
 /* nice of the live group of tty @name ("pts3"), -100 if not listed. */
 int tt_groups_nice(const char *name);
+/*
+ * The debugfs line of tty @name: "pts3 nice 0 /ttygroup-pts3 /a/ttygroup-pts3",
+ * its name, nice value and the path of its group in each cgroup. 0 or -1.
+ */
+int tt_groups_line(const char *name, char *out, size_t len);
 
 /* /proc/<pid>/ttygroup: bytes read (0 = empty) or -errno. */
 ssize_t tt_proc_ttygroup(pid_t pid, char *buf, size_t len);

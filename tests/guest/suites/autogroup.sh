@@ -11,7 +11,7 @@
 . /suites/lib.sh
 
 run ttygroup_autogroup
-run ttygroup_sysctl -t boot_value -t runtime_flip_moves -t cgroup_task_stays
+run ttygroup_sysctl -t boot_value -t runtime_flip_moves -t cgroup_task_nests
 run ttygroup_proc -t no_ctty_session
 run ttygroup_transitions
 exit $fail

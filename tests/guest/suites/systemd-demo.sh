@@ -4,8 +4,8 @@
 # runs it. user1 logs in (su -l: pam_systemd, a session scope of its
 # own), opens Debian's tmux, and runs ten hogs in one window and pert in
 # the other, all on CPU 0, per-tty groups off, then on. Both windows are in
-# the login's scope, and tty groups do not nest in cgroups yet (issue 14
-# part 2), so today pert is one task of eleven either way.
+# the login's scope: off, pert is one task of eleven there; on, each
+# window's tty has its group below the scope and pert gets half.
 SYSCTL=/proc/sys/kernel/sched_tty_sched_enabled
 D=/tmp/ds
 seconds=5
@@ -37,4 +37,4 @@ off=$(overhead 0)
 on=$(overhead 1)
 [ -n "$off" ] && [ -n "$on" ] || { echo "demo: no pert summary"; exit 1; }
 echo "summary: systemd login, tmux, tty groups off: pert overhead ${off}% (pert is 1 of 11 tasks in the login's scope, ideal 90.91%)"
-echo "summary: systemd login, tmux, tty groups on:  pert overhead ${on}% (50.00% once tty groups nest in cgroups, issue 14 part 2; 90.91% until then)"
+echo "summary: systemd login, tmux, tty groups on:  pert overhead ${on}% (each window's tty has its group in the scope: ideal 50.00%)"

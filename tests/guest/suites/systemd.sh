@@ -11,9 +11,8 @@
 #   - two logins keep their split: their scopes have equal weights, so one
 #     hog against four (all on CPU 0) gets half, not 1/5;
 #   - tmux with two windows in one login, one hog against ten on CPU 0:
-#     1/11 with the feature off; about 1/2 is wanted with it on, which
-#     needs tty groups nested in cgroups (issue 14 part 2): until then
-#     that result is a TODO.
+#     1/11 with the feature off, about 1/2 with it on: each window's tty
+#     has its group below the login's scope.
 # desksched.seconds=S on the kernel command line sets each measurement (4).
 SYSCTL=/proc/sys/kernel/sched_tty_sched_enabled
 CG=/sys/fs/cgroup
@@ -26,7 +25,7 @@ done
 mkdir -p -m 1777 $D
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..12"
 n=0 fail=0
 # result OK NAME DIAG: one TAP line; OK is a command (test, awk...).
 result() {
@@ -36,11 +35,9 @@ result() {
 		echo "ok $n systemd.$name # $diag"
 	else
 		echo "not ok $n systemd.$name # $diag"
-		[[ $diag == "TODO "* ]] || fail=1
+		fail=1
 	fi
 }
-# todo OK NAME DIAG: a result that is not expected to hold yet.
-todo() { result "$1" "$2" "TODO $3"; }
 in_range() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x > lo && x <= hi) }'; }
 now_us() { awk '{ printf "%d", $1 * 1000000 }' /proc/uptime; }
 # wait_for SECONDS CMD...: until CMD succeeds, at most SECONDS.
@@ -177,8 +174,13 @@ for on in 0 1; do
 		result 'in_range $share 0.05 0.15 && spins 13' tmux_off \
 			"feature off: 1 hog vs 10 in two tmux windows, share $share (ideal 1/11 = 0.091)"
 	else
-		todo 'in_range $share 0.35 0.65' tmux_on \
-			"issue 14 part 2: feature on: 1 hog vs 10 in two tmux windows, share $share (want about 0.5 once tty groups nest in cgroups; today 1/11 = 0.091)"
+		scope=$(scope_of tmux)
+		g1=$(cut -d' ' -f1 /proc/$p1/ttygroup 2>/dev/null)
+		g2=$(cut -d' ' -f1 /proc/$p2/ttygroup 2>/dev/null)
+		result '[ "${g1%/ttygroup-*}" = "$scope" ] && [ "${g2%/ttygroup-*}" = "$scope" ] && [ "$g1" != "$g2" ]' tmux_nested \
+			"each window's tty has its own group below the scope: ${g1:-none}, ${g2:-none}"
+		result 'in_range $share 0.35 0.65 && spins 13' tmux_on \
+			"feature on: 1 hog vs 10 in two tmux windows, share $share (ideal 0.5)"
 	fi
 	stop_spins
 	wait $t
