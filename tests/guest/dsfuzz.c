@@ -12,8 +12,10 @@
  * a few ms later), pty open/close/TIOCSCTTY/TIOCNOTTY/vhangup, writes of
  * /proc/self/ttygroup and, as root, of every project sysctl (valid and
  * invalid values), root domain rebuilds (the rt limit changed and put
- * back) and cpuset changes (workers moved in and out of a cpuset, its CPUs
- * changed, made a partition and a member again). The supervisor
+ * back) and cgroup changes (workers moved in and out of a cgroup with
+ * the cpuset and cpu controllers, its CPUs changed, made a partition and
+ * a member again, the cpu controller turned off and on under it). The
+ * supervisor
  * kills workers at random, between two of their operations, and starts
  * new ones.
  *
@@ -26,6 +28,9 @@
  *   - the root domain's total_bw is the baseline plus every reservation
  *     (after the 0-lag time of those just released);
  *   - no more tty groups than open terminals;
+ *   - every task is scheduled in the group of its cpu cgroup, or in the
+ *     group below it of the terminal /proc/<pid>/ttygroup names (or, in
+ *     the root cgroup, in an autogroup);
  *   - every attacker sent SIGKILL was reaped within KILL_SECONDS;
  *   - a burst of uid 1000's hostile processes, run beside a root
  *     SCHED_FIFO hog on every CPU, consumes no more CPU time than its
@@ -335,10 +340,12 @@ static int nworkers;
 /*
  * Cpusets, from any uid (a user's moves and writes must fail cleanly):
  * move a worker, deadline or not, in or out of FUZZ_CPUSET (admission
- * control runs when its CPUs differ), change those CPUs, or make it a
- * partition (a root domain of its own: the domains are rebuilt both ways)
- * and a member again within the operation, so that every checkpoint sees
- * one root domain.
+ * control runs when its CPUs differ; a worker with a terminal gets its
+ * tty group there), change those CPUs, or make it a partition (a root
+ * domain of its own: the domains are rebuilt both ways) and a member
+ * again within the operation, so that every checkpoint sees one root
+ * domain; or turn the cpu controller off or on, which takes the tty
+ * groups of FUZZ_CPUSET away under its tasks, or makes new ones.
  */
 static void op_cpuset(void)
 {
@@ -354,7 +361,7 @@ static void op_cpuset(void)
 	static const char *const partitions[] = { "root", "bogus" };
 	char pid[16];
 
-	switch (rnd() % 3) {
+	switch (rnd() % 4) {
 	case 0:
 		snprintf(pid, sizeof(pid), "%d",
 			 rnd() % 2 ? getpid() : slots[rnd() % nworkers].pid);
@@ -364,6 +371,10 @@ static void op_cpuset(void)
 	case 1:
 		tt_write_str(FUZZ_CPUSET "/cpuset.cpus",
 			     cpus[rnd() % (sizeof(cpus) / sizeof(cpus[0]))]);
+		break;
+	case 2:
+		tt_write_str(TT_CGROOT "/cgroup.subtree_control",
+			     rnd() % 2 ? "+cpu" : "-cpu");
 		break;
 	default:
 		if (!tt_write_str(FUZZ_CPUSET "/cpuset.cpus.partition",
@@ -876,6 +887,109 @@ static long kills_late_now(void)
 	return n;
 }
 
+/* Whether the space separated list @list holds @word. */
+static int has_word(char *list, const char *word)
+{
+	char *tok, *save = NULL;
+
+	for (tok = strtok_r(list, " \n", &save); tok;
+	     tok = strtok_r(NULL, " \n", &save))
+		if (!strcmp(tok, word))
+			return 1;
+	return 0;
+}
+
+/*
+ * The cgroup whose cpu controller schedules @tid, the nearest from its own
+ * up that has one ("/" at the top). 0, or -1 if @tid is gone.
+ */
+static int cpu_cgroup_of(pid_t tid, char *out, size_t len)
+{
+	char path[TT_PATH_MAX + 64], buf[TT_PATH_MAX + 8], *slash;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", tid);
+	if (tt_read_file(path, buf, sizeof(buf)) <= 0 || strncmp(buf, "0::", 3))
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strlen(buf + 3) >= len)
+		return -1;
+	strcpy(out, buf + 3);
+	while (strcmp(out, "/")) {
+		snprintf(path, sizeof(path), TT_CGROOT "%s/cgroup.controllers", out);
+		if (tt_read_file(path, buf, sizeof(buf)) > 0 &&
+		    has_word(buf, "cpu"))
+			return 0;
+		slash = strrchr(out, '/');
+		slash[slash == out] = '\0';
+	}
+	return 0;
+}
+
+/* Whether @tid may be scheduled in @group (see the invariants above). */
+static int group_ok(pid_t tid, const char *group, int tty_on)
+{
+	char cg[TT_PATH_MAX], path[64], tty[TT_PATH_MAX + 32];
+	char below[TT_PATH_MAX + 16];
+
+	if (cpu_cgroup_of(tid, cg, sizeof(cg)))
+		return 1;
+	if (!strcmp(group, cg))
+		return 1;
+	if (!strcmp(cg, "/") && !strncmp(group, "/autogroup-", 11))
+		return 1;
+	if (!tty_on)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/ttygroup", tid);
+	if (tt_read_file(path, tty, sizeof(tty)) <= 0)
+		return 0;
+	tty[strcspn(tty, " \n")] = '\0';
+	snprintf(below, sizeof(below), "%s/ttygroup-",
+		 strcmp(cg, "/") ? cg : "");
+	return !strcmp(group, tty) && !strncmp(group, below, strlen(below));
+}
+
+struct group_check {
+	int tty_on;
+	pid_t tid;
+	char group[TT_PATH_MAX];
+};
+
+static int check_task_group(pid_t tid, const char *group, void *arg)
+{
+	struct group_check *c = arg;
+
+	if (group_ok(tid, group, c->tty_on))
+		return 0;
+	c->tid = tid;
+	snprintf(c->group, sizeof(c->group), "%s", group);
+	return 1;
+}
+
+/*
+ * Every task in the group of its cpu cgroup or of its terminal below it.
+ * A task caught between two moves (or exiting) gets a second look.
+ */
+static void check_groups(void)
+{
+	struct group_check c = { .tty_on = tt_sysctl_get() == 1 };
+	char cg[TT_PATH_MAX], tty[TT_PATH_MAX + 32], path[64];
+	int tries;
+
+	for (tries = 0; tries < 20; tries++) {
+		if (!tt_sched_each_task(check_task_group, &c))
+			return;
+		tt_sleep(0.05);
+	}
+	if (cpu_cgroup_of(c.tid, cg, sizeof(cg)))
+		strcpy(cg, "(gone)");
+	snprintf(path, sizeof(path), "/proc/%d/ttygroup", c.tid);
+	if (tt_read_file(path, tty, sizeof(tty)) <= 0)
+		strcpy(tty, "(none)");
+	tty[strcspn(tty, "\n")] = '\0';
+	fail("task %d scheduled in %s: its cpu cgroup is %s, /proc ttygroup '%s', sysctl %d",
+	     c.tid, c.group, cg, tty, c.tty_on);
+}
+
 static int check(int64_t base_bw)
 {
 	uint64_t per_uid[2], all;
@@ -928,7 +1042,8 @@ static int check(int64_t base_bw)
 	if (kills_late_now())
 		fail("%ld SIGKILLed attackers not reaped within %d s",
 		     kills_late_now(), KILL_SECONDS);
-	return 5;
+	check_groups();
+	return 6;
 }
 
 /*
@@ -1030,11 +1145,16 @@ static int burst(void)
 	return 0;
 }
 
+/* What cgroup_setup() turned on, for cgroup_teardown() to turn off. */
+#define CG_CPUSET_BY_US	1
+#define CG_CPU_BY_US	2
+
 /*
- * FUZZ_CPUSET under a root cgroup with the cpuset controller on (it may
- * be left from a run that was killed). Returns 1 if we turned it on.
+ * FUZZ_CPUSET under a root cgroup with the cpuset and cpu controllers on
+ * (it may be left from a run that was killed). Returns CG_*_BY_US bits,
+ * or -1.
  */
-static int cpuset_setup(void)
+static int cgroup_setup(void)
 {
 	char buf[512];
 	int enabled = 0;
@@ -1042,10 +1162,18 @@ static int cpuset_setup(void)
 	if (tt_read_file(TT_CGROOT "/cgroup.subtree_control", buf,
 			 sizeof(buf)) < 0)
 		return -1;
-	if (!strstr(buf, "cpuset")) {
+	if (!has_word(buf, "cpuset")) {
 		if (tt_write_str(TT_CGROOT "/cgroup.subtree_control", "+cpuset"))
 			return -1;
-		enabled = 1;
+		enabled |= CG_CPUSET_BY_US;
+	}
+	if (tt_read_file(TT_CGROOT "/cgroup.subtree_control", buf,
+			 sizeof(buf)) < 0)
+		return -1;
+	if (!has_word(buf, "cpu")) {
+		if (tt_write_str(TT_CGROOT "/cgroup.subtree_control", "+cpu"))
+			return -1;
+		enabled |= CG_CPU_BY_US;
 	}
 	if (mkdir(FUZZ_CPUSET, 0755) && errno != EEXIST)
 		return -1;
@@ -1055,8 +1183,11 @@ static int cpuset_setup(void)
 	return enabled;
 }
 
-/* With every worker gone: the cpuset removed, the controller as it was. */
-static int cpuset_teardown(int enabled)
+/*
+ * With every worker gone: the cgroup removed, the controllers as they
+ * were (op_cpuset() may have left cpu either way).
+ */
+static int cgroup_teardown(int enabled)
 {
 	double end = mono_seconds() + 5;
 
@@ -1064,8 +1195,11 @@ static int cpuset_teardown(int enabled)
 		tt_sleep(0.05);
 	if (!access(FUZZ_CPUSET, F_OK))
 		return -1;
-	return enabled ? tt_write_str(TT_CGROOT "/cgroup.subtree_control",
-				      "-cpuset") : 0;
+	if (tt_write_str(TT_CGROOT "/cgroup.subtree_control",
+			 enabled & CG_CPU_BY_US ? "-cpu" : "+cpu"))
+		return -1;
+	return enabled & CG_CPUSET_BY_US ?
+		tt_write_str(TT_CGROOT "/cgroup.subtree_control", "-cpuset") : 0;
 }
 
 static void usage(void)
@@ -1107,7 +1241,7 @@ int main(int argc, char **argv)
 	};
 	long user_pct, unpriv_pct, tty_on, ops = 0, checks = 0, invariants = 0;
 	double seconds = 60, end;
-	int check_ms = 2000, opt, i, stuck, cpuset_enabled;
+	int check_ms = 2000, opt, i, stuck, cg_enabled;
 	int64_t base_bw;
 
 	seed = 1;
@@ -1165,8 +1299,8 @@ int main(int argc, char **argv)
 			DT_USERS);
 		return 2;
 	}
-	cpuset_enabled = cpuset_setup();
-	if (cpuset_enabled < 0) {
+	cg_enabled = cgroup_setup();
+	if (cg_enabled < 0) {
 		fprintf(stderr, "dsfuzz: cannot set up %s: %s\n", FUZZ_CPUSET,
 			strerror(errno));
 		return 2;
@@ -1246,7 +1380,7 @@ int main(int argc, char **argv)
 	if (tt_groups_wait_count(base_groups, 5) != base_groups)
 		fail("%d tty groups left, %d before", tt_groups_count(),
 		     base_groups);
-	if (cpuset_teardown(cpuset_enabled))
+	if (cgroup_teardown(cg_enabled))
 		fail("cannot remove %s: %s", FUZZ_CPUSET, strerror(errno));
 	if (kills_late)
 		fail("%ld SIGKILLed attackers not reaped within %d s",

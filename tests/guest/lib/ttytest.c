@@ -260,18 +260,16 @@ static int parse_task_line(char *line, pid_t *pid, char **path)
 	return 0;
 }
 
-static int sched_groups_once(const pid_t *pids, int n,
-			     char (*out)[TT_PATH_MAX])
+int tt_sched_each_task(int (*fn)(pid_t pid, const char *group, void *arg),
+		       void *arg)
 {
 	char *buf = read_all(TT_SCHED_DEBUG), *line, *save = NULL, *path;
-	int in_tasks = 0, found = 0, i;
+	int in_tasks = 0, ret = 0;
 	pid_t pid;
 
 	if (!buf)
 		return -1;
-	for (i = 0; i < n; i++)
-		out[i][0] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line;
+	for (line = strtok_r(buf, "\n", &save); line && !ret;
 	     line = strtok_r(NULL, "\n", &save)) {
 		/* strtok_r skips empty lines; a section ends at a non-task line */
 		if (!strcmp(line, "runnable tasks:")) {
@@ -285,15 +283,43 @@ static int sched_groups_once(const pid_t *pids, int n,
 				in_tasks = 0;
 			continue;
 		}
-		for (i = 0; i < n; i++) {
-			if (pids[i] == pid && !out[i][0]) {
-				snprintf(out[i], TT_PATH_MAX, "%s", path);
-				found++;
-			}
-		}
+		ret = fn(pid, path, arg);
 	}
 	free(buf);
-	return found;
+	return ret;
+}
+
+struct groups_of {
+	const pid_t *pids;
+	int n, found;
+	char (*out)[TT_PATH_MAX];
+};
+
+static int group_of(pid_t pid, const char *group, void *arg)
+{
+	struct groups_of *g = arg;
+	int i;
+
+	for (i = 0; i < g->n; i++) {
+		if (g->pids[i] == pid && !g->out[i][0]) {
+			snprintf(g->out[i], TT_PATH_MAX, "%s", group);
+			g->found++;
+		}
+	}
+	return 0;
+}
+
+static int sched_groups_once(const pid_t *pids, int n,
+			     char (*out)[TT_PATH_MAX])
+{
+	struct groups_of g = { .pids = pids, .n = n, .out = out };
+	int i;
+
+	for (i = 0; i < n; i++)
+		out[i][0] = '\0';
+	if (tt_sched_each_task(group_of, &g))
+		return -1;
+	return g.found;
 }
 
 int tt_sched_groups(const pid_t *pids, int n, char (*out)[TT_PATH_MAX])

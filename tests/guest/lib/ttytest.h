@@ -79,6 +79,12 @@ int tt_proc_ttygroup_write(pid_t pid, const char *s);
  * because of its group. Returns how many were found, or -1.
  */
 int tt_sched_groups(const pid_t *pids, int n, char (*out)[TT_PATH_MAX]);
+/*
+ * @fn for each task in debugfs sched/debug with its group's path, until
+ * it returns non-zero, which is returned; -1 if the file cannot be read.
+ */
+int tt_sched_each_task(int (*fn)(pid_t pid, const char *group, void *arg),
+		       void *arg);
 int tt_sched_group(pid_t pid, char *out);	/* 0 or -1 */
 /* Poll up to @seconds until all @n tasks show @want; count that did. */
 int tt_sched_wait_all(const pid_t *pids, int n, const char *want,
