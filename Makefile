@@ -277,9 +277,11 @@ demo: deps
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(SYSTEMD_INITRAMFS)) MEM=2048 VERBOSE=1 \
 		tests/host/run-qemu systemd-demo
 
-# The share table, the video shootout (tests/guest/suites/shootout.sh),
-# then the overhead table against the stock kernel: the same tree and
-# configuration without the series (and its options).
+# The share table, the same in tmux windows of a systemd login
+# (tests/guest/suites/systemd-bench.sh), the video shootout
+# (tests/guest/suites/shootout.sh), then the overhead table against the
+# stock kernel: the same tree and configuration without the series (and
+# its options).
 STOCK      := $(BUILD)/stock
 STOCK_VARS  = LINUX=$(STOCK)/linux SERIES=$(STOCK)/series KBUILD=$(STOCK)/kbuild \
 	BZIMAGE=$(STOCK)/bzImage FRAGMENT=$(STOCK)/desksched.config
@@ -289,8 +291,10 @@ $(STOCK)/desksched.config: $(FRAGMENT)
 	@mkdir -p $(@D)
 	grep -v -e SCHED_TTYGROUP -e SCHED_DEADLINE_USER -e SCHED_DEADLINE_ELASTIC $(FRAGMENT) > $@
 bench: deps $(STOCK)/series $(STOCK)/desksched.config
-	$(MAKE) kernel tools guest-tests initramfs $(SUBVARS)
+	$(MAKE) kernel tools guest-tests initramfs systemd-initramfs $(SUBVARS)
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) VERBOSE=1 tests/host/run-qemu $@ noautogroup
+	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(SYSTEMD_INITRAMFS)) MEM=2048 VERBOSE=1 \
+		tests/host/run-qemu systemd-bench
 	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) VERBOSE=1 tests/host/run-qemu shootout noautogroup
 	$(MAKE) kernel $(STOCK_VARS)
 	INITRD=$(abspath $(INITRAMFS)) tests/host/bench-overhead $(abspath $(STOCK)/bzImage) $(abspath $(BZIMAGE))

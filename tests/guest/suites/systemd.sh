@@ -23,6 +23,7 @@ for w in $(cat /proc/cmdline); do
 	case $w in desksched.seconds=*) seconds=${w#*=} ;; esac
 done
 mkdir -p -m 1777 $D
+. /suites/systemd-lib.sh
 
 echo "TAP version 13"
 echo "1..12"
@@ -40,41 +41,6 @@ result() {
 }
 in_range() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x > lo && x <= hi) }'; }
 now_us() { awk '{ printf "%d", $1 * 1000000 }' /proc/uptime; }
-# wait_for SECONDS CMD...: until CMD succeeds, at most SECONDS.
-wait_for() {
-	local end=$(($(cut -d. -f1 /proc/uptime) + $1))
-	shift
-	until "$@"; do
-		[ "$(cut -d. -f1 /proc/uptime)" -lt $end ] || return 1
-		sleep 0.2
-	done
-}
-# spins N: N spin processes of user1 run (a test's hogs, parents included;
-# a measurement counts only if they all ran to its end).
-spins() { [ "$(pgrep -u user1 -x spin | wc -l)" -ge "$1" ]; }
-usage() { sed -n 's/^usage_usec //p' "$1/cpu.stat"; }
-# login NAME CMD: in the background, CMD in a new login of user1 (su -l:
-# PAM, pam_systemd, a session scope of logind's), which leaves its cgroup
-# in $D/NAME.cg; output in $D/NAME.out; its pid in $last. LIMIT (120)
-# bounds the login, in seconds.
-login() {
-	local name=$1
-	shift
-	rm -f $D/"$name".cg
-	timeout -k 5 "${LIMIT:-120}" su -l user1 -c "cat /proc/self/cgroup > $D/$name.cg; $*" \
-		> $D/"$name".out 2>&1 </dev/null &
-	last=$!
-}
-scope_of() { sed -n 's/^0:://p' $D/"$1".cg 2>/dev/null; }
-# Hogs run until stop_spins (SIGTERM: spin reaps its children), not for
-# a fixed time: under a loaded host the guest may start them late, and
-# a measurement must end before any of them does. --seconds $HOGS only
-# bounds them if the suite dies.
-HOGS=120
-stop_spins() {
-	pkill -u user1 -x spin
-	wait_for 20 sh -c '! pgrep -u user1 -x spin >/dev/null'
-}
 
 # --- the login layout; this login stays for the whole suite, so that
 # user@1000.service and the slice are not torn down between tests.
@@ -136,33 +102,9 @@ done
 
 # --- tmux, Debian's own, two windows in one login: one hog against ten
 # on CPU 0. Both windows are in the login's session scope.
-cat > $D/tmux.sh <<TMUX
-export TERM=screen
-tmux new-session -d -s ds "echo \\\$\\\$ > $D/w1; exec spin -n 1 --cpu 0 --seconds $HOGS"
-tmux new-window -t ds "echo \\\$\\\$ > $D/w2; exec spin -n 10 --cpu 0 --seconds $HOGS"
-while tmux has-session -t ds 2>/dev/null; do sleep 0.5; done
-TMUX
-# ticks PID...: utime + stime of these processes, in clock ticks.
-ticks() {
-	local p t=0
-	for p in "$@"; do
-		t=$((t + $(awk '{ print $14 + $15 }' /proc/"$p"/stat 2>/dev/null || echo 0)))
-	done
-	echo $t
-}
 for on in 0 1; do
 	echo $on > $SYSCTL
-	rm -f $D/w1 $D/w2
-	login tmux "bash $D/tmux.sh"
-	t=$last
-	wait_for 60 spins 13
-	w1=$(pgrep -P "$(cat $D/w1)") w2=$(pgrep -P "$(cat $D/w2)")
-	# shellcheck disable=SC2086
-	a0=$(ticks $w1) b0=$(ticks $w2)
-	sleep "$seconds"
-	# shellcheck disable=SC2086
-	a1=$(ticks $w1) b1=$(ticks $w2)
-	share=$(awk -v a=$((a1 - a0)) -v b=$((b1 - b0)) 'BEGIN { printf "%.3f", (a + b) ? a / (a + b) : 0 }')
+	tmux_share 10
 	p1=$(echo $w1 | cut -d' ' -f1) p2=$(echo $w2 | cut -d' ' -f1)
 	echo "# feature $on: window 1 hog $p1 in $(sed 's/^0:://' /proc/$p1/cgroup), tty group $(cat /proc/$p1/ttygroup 2>/dev/null)"
 	echo "# feature $on: window 2 hog $p2 in $(sed 's/^0:://' /proc/$p2/cgroup), tty group $(cat /proc/$p2/ttygroup 2>/dev/null)"
@@ -183,7 +125,7 @@ for on in 0 1; do
 			"feature on: 1 hog vs 10 in two tmux windows, share $share (ideal 0.5)"
 	fi
 	stop_spins
-	wait $t
+	wait $tmux_login
 done
 echo 1 > $SYSCTL
 
