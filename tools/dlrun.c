@@ -3,7 +3,7 @@
  * dlrun - run a command under SCHED_DEADLINE, as an ordinary user.
  *
  * Like chrt --deadline, plus the flags chrt does not know (elastic,
- * reclaim), times with units, and for each refusal the reason in the
+ * self-tuned, reclaim), times with units, and for each refusal the reason in the
  * terms of the desksched kernel and what the user can do about it.
  */
 #define _GNU_SOURCE
@@ -22,12 +22,14 @@
 #define FLAG_RESET_ON_FORK	0x01ULL
 #define FLAG_RECLAIM		0x02ULL
 #define FLAG_ELASTIC		0x80ULL
+#define FLAG_AUTOTUNE		0x100ULL
 
 static void usage(void)
 {
 	printf(
 "Usage: dlrun [options] -r RUNTIME -p PERIOD [-d DEADLINE] COMMAND [ARG]...\n"
 "       dlrun [options] -r RUNTIME -p PERIOD [-d DEADLINE] --pid PID\n"
+"       dlrun --auto [-r CEILING] -p PERIOD [-d DEADLINE] COMMAND [ARG]...\n"
 "Run COMMAND (or change task PID) under SCHED_DEADLINE: RUNTIME of CPU\n"
 "time every PERIOD, by DEADLINE after the period's start. Times are\n"
 "nanoseconds, or take a unit: 500us, 2.5ms, 1s.\n"
@@ -38,6 +40,9 @@ static void usage(void)
 "  -e, --elastic        SCHED_FLAG_DL_ELASTIC: never refused for lack of\n"
 "                       bandwidth; the runtime granted may be smaller, and\n"
 "                       follows what is free\n"
+"  -a, --auto           --elastic with SCHED_FLAG_DL_AUTOTUNE: the kernel\n"
+"                       learns the runtime from what each job uses; the\n"
+"                       runtime (default: the deadline) is only a ceiling\n"
 "  -c, --reclaim        SCHED_FLAG_RECLAIM: use idle bandwidth beyond the\n"
 "                       runtime (privileged only)\n"
 "  -R, --reset-on-fork  children start as SCHED_OTHER\n"
@@ -93,6 +98,9 @@ static const char *advice(int err, uint64_t flags)
 		       "sched_deadline_unpriv_bw_pct above 0, a period of 1 ms or more and no --reclaim; "
 		       "the task must also be allowed on every CPU of its root domain";
 	case EINVAL:
+		if (flags & FLAG_AUTOTUNE)
+			return "invalid: ceiling <= deadline <= period, period within kernel.sched_deadline_period_{min,max}_us; "
+			       "--auto needs a kernel with SCHED_FLAG_DL_AUTOTUNE";
 		return flags & FLAG_ELASTIC ?
 			"invalid: runtime <= deadline <= period, period within kernel.sched_deadline_period_{min,max}_us, "
 			"runtime >= 1024 ns; --elastic needs a kernel with CONFIG_SCHED_DEADLINE_ELASTIC" :
@@ -118,6 +126,12 @@ static void report_grant(pid_t pid, uint64_t runtime)
 		fprintf(stderr, "dlrun: waiting: less than the minimum grant is free, running as SCHED_OTHER until bandwidth returns\n");
 		return;
 	}
+	if (a.sched_flags & FLAG_AUTOTUNE) {
+		fprintf(stderr, "dlrun: granted runtime %.3f ms for now (ceiling %.3f ms, learned from the jobs: see dl.elastic_* in /proc/<pid>/sched), deadline %.3f ms, period %.3f ms\n",
+			ms(a.sched_runtime), ms(runtime), ms(a.sched_deadline),
+			ms(a.sched_period));
+		return;
+	}
 	fprintf(stderr, "dlrun: granted runtime %.3f ms of %.3f ms asked (%.1f%%), deadline %.3f ms, period %.3f ms\n",
 		ms(a.sched_runtime), ms(runtime),
 		100.0 * (double)a.sched_runtime / (double)runtime,
@@ -131,6 +145,7 @@ int main(int argc, char **argv)
 		{ "period",        required_argument, NULL, 'p' },
 		{ "deadline",      required_argument, NULL, 'd' },
 		{ "elastic",       no_argument,       NULL, 'e' },
+		{ "auto",          no_argument,       NULL, 'a' },
 		{ "reclaim",       no_argument,       NULL, 'c' },
 		{ "reset-on-fork", no_argument,       NULL, 'R' },
 		{ "pid",           required_argument, NULL, 'P' },
@@ -143,7 +158,7 @@ int main(int argc, char **argv)
 	pid_t pid = 0;
 	struct dl_attr a = { .sched_policy = SCHED_DEADLINE };
 
-	while ((opt = getopt_long(argc, argv, "+r:p:d:ecRP:vh", longopts,
+	while ((opt = getopt_long(argc, argv, "+r:p:d:eacRP:vh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'r':
@@ -157,6 +172,9 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			flags |= FLAG_ELASTIC;
+			break;
+		case 'a':
+			flags |= FLAG_ELASTIC | FLAG_AUTOTUNE;
 			break;
 		case 'c':
 			flags |= FLAG_RECLAIM;
@@ -177,10 +195,14 @@ int main(int argc, char **argv)
 			usage_hint();
 		}
 	}
-	if (!runtime || !period)
-		usage_error("--runtime and --period are required");
+	if (!period)
+		usage_error("--period is required");
+	if (!runtime && !(flags & FLAG_AUTOTUNE))
+		usage_error("--runtime is required (or --auto)");
 	if (!deadline)
 		deadline = period;
+	if (!runtime)
+		runtime = deadline;
 	if (runtime > deadline || deadline > period)
 		usage_error("need runtime <= deadline <= period (%.3f, %.3f, %.3f ms)",
 			    ms(runtime), ms(deadline), ms(period));
@@ -197,6 +219,7 @@ int main(int argc, char **argv)
 	if (ret) {
 		fprintf(stderr, "dlrun: SCHED_DEADLINE runtime %.3f ms deadline %.3f ms period %.3f ms%s: %s: %s\n",
 			ms(runtime), ms(deadline), ms(period),
+			flags & FLAG_AUTOTUNE ? " (self-tuned)" :
 			flags & FLAG_ELASTIC ? " (elastic)" : "",
 			strerror(-ret), advice(-ret, flags));
 		return 1;

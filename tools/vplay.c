@@ -14,6 +14,11 @@
  * every frame, the runtime it was granted: when that is less than it asked
  * for, it renders the frame at the same fraction of its full work (lower
  * quality, the way a player lowers resolution) so that it keeps up.
+ *
+ * With --autotune the runtime asked for is only a ceiling and the kernel
+ * learns the runtime from the frames (SCHED_FLAG_DL_AUTOTUNE): the player
+ * does all of its work every frame, and --work-step changes that work half
+ * way through, to see the reservation follow.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +37,7 @@
 
 
 #define FLAG_ELASTIC	0x80ULL
+#define FLAG_AUTOTUNE	0x100ULL
 
 struct stats {
 	long frames, on_time, late, dropped;
@@ -67,6 +73,11 @@ static void usage(void)
 "  -e, --elastic        --policy=deadline with SCHED_FLAG_DL_ELASTIC: never\n"
 "                       refused; when granted less than --runtime-ms, play\n"
 "                       each frame with that fraction of --work-ms\n"
+"  -a, --autotune       --elastic with SCHED_FLAG_DL_AUTOTUNE: the runtime\n"
+"                       (default: the deadline) is a ceiling, the kernel\n"
+"                       learns what the frames need; full work every frame\n"
+"  -W, --work-step=F    from the middle of the run on, F times the work\n"
+"                       (0.1..10, default 1)\n"
 "  -q, --quiet          only the summary\n"
 "  -h, --help           show this help\n"
 "\n"
@@ -149,20 +160,22 @@ int main(int argc, char **argv)
 		{ "policy",      required_argument, NULL, 'p' },
 		{ "runtime-ms",  required_argument, NULL, 'r' },
 		{ "elastic",     no_argument,       NULL, 'e' },
+		{ "autotune",    no_argument,       NULL, 'a' },
+		{ "work-step",   required_argument, NULL, 'W' },
 		{ "slice-ms",    required_argument, NULL, 'S' },
 		{ "quiet",       no_argument,       NULL, 'q' },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ }
 	};
 	double fps = 20, work_ms = 10, deadline_ms = 0, seconds = 5;
-	double runtime_ms = 0, slice_ms = 0;
-	int deadline_policy = 0, elastic = 0, quiet = 0, opt, ret;
+	double runtime_ms = 0, slice_ms = 0, work_step = 1;
+	int deadline_policy = 0, elastic = 0, autotune = 0, quiet = 0, opt, ret;
 	double quality;
 	int64_t period, deadline, runtime, t0, release, finish, next_report;
 	long frame, nframes, mark = 0, sec = 0;
 	struct stats s = { 0 };
 
-	while ((opt = getopt_long(argc, argv, "f:w:d:s:p:r:eS:qh", longopts,
+	while ((opt = getopt_long(argc, argv, "f:w:d:s:p:r:eaW:S:qh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'f':
@@ -192,6 +205,12 @@ int main(int argc, char **argv)
 		case 'e':
 			elastic = 1;
 			break;
+		case 'a':
+			elastic = autotune = 1;
+			break;
+		case 'W':
+			work_step = arg_double("--work-step", optarg, 0.1, 10);
+			break;
 		case 'S':
 			slice_ms = arg_double("--slice-ms", optarg, 0.1, 100);
 			break;
@@ -218,8 +237,11 @@ int main(int argc, char **argv)
 	if (work_ms * NSEC_PER_MSEC > deadline)
 		usage_error("--work-ms %.2f does not fit in the deadline of %.2f ms",
 			    work_ms, (double)deadline / NSEC_PER_MSEC);
-	runtime = (int64_t)((runtime_ms ? runtime_ms : work_ms * 1.25) *
-			    NSEC_PER_MSEC);
+	if (work_ms * work_step * NSEC_PER_MSEC > deadline)
+		usage_error("--work-ms %.2f times --work-step %.2f does not fit in the deadline of %.2f ms",
+			    work_ms, work_step, (double)deadline / NSEC_PER_MSEC);
+	runtime = runtime_ms ? (int64_t)(runtime_ms * NSEC_PER_MSEC) :
+		  autotune ? deadline : (int64_t)(work_ms * 1.25 * NSEC_PER_MSEC);
 	if (runtime > deadline)
 		runtime = deadline;
 	if (!deadline_policy && runtime_ms)
@@ -235,7 +257,8 @@ int main(int argc, char **argv)
 	}
 	if (deadline_policy) {
 		ret = dl_set_deadline(0, runtime, deadline, period,
-				      elastic ? FLAG_ELASTIC : 0);
+				      (elastic ? FLAG_ELASTIC : 0) |
+				      (autotune ? FLAG_AUTOTUNE : 0));
 		if (ret) {
 			fprintf(stderr, "vplay: SCHED_DEADLINE runtime %.2f ms deadline %.2f ms period %.2f ms: %s%s\n",
 				(double)runtime / NSEC_PER_MSEC,
@@ -261,7 +284,8 @@ int main(int argc, char **argv)
 	}
 	printf("vplay: fps %.0f work_ms %.2f deadline_ms %.2f policy %s runtime_ms %.2f frames %ld\n",
 	       fps, work_ms, (double)deadline / NSEC_PER_MSEC,
-	       elastic ? "elastic" : deadline_policy ? "deadline" : "other",
+	       autotune ? "autotune" : elastic ? "elastic" :
+	       deadline_policy ? "deadline" : "other",
 	       deadline_policy ? (double)runtime / NSEC_PER_MSEC : 0.0,
 	       nframes);
 	fflush(stdout);
@@ -281,10 +305,11 @@ int main(int argc, char **argv)
 		if (clock_ns(CLOCK_MONOTONIC) > release + deadline) {
 			s.dropped++;
 		} else {
-			quality = elastic ? granted_fraction(runtime) : 1;
+			quality = elastic && !autotune ? granted_fraction(runtime) : 1;
 			s.quality += quality;
 			s.degraded += quality < 1;
-			work((int64_t)(work_ms * quality * NSEC_PER_MSEC));
+			work((int64_t)(work_ms * (frame < nframes / 2 ? 1 : work_step) *
+				       quality * NSEC_PER_MSEC));
 			finish = clock_ns(CLOCK_MONOTONIC);
 			s.lat[s.n++] = finish - (release + deadline);
 			if (finish > release + deadline)
@@ -303,6 +328,14 @@ int main(int argc, char **argv)
 		}
 	}
 	report("total", &s, 0);
+	if (autotune) {
+		struct dl_attr a;
+
+		if (!dl_getattr(0, &a) && a.sched_policy == SCHED_DEADLINE)
+			printf("vplay: learned runtime_ms %.3f (ceiling %.2f)\n",
+			       (double)a.sched_runtime / NSEC_PER_MSEC,
+			       (double)runtime / NSEC_PER_MSEC);
+	}
 	free(s.lat);
 	return 0;
 }

@@ -11,10 +11,18 @@
  * exactly. The agents sleep: nothing here depends on timing, but growth
  * after a reservation ends is asynchronous (a worker, and the 0-lag time
  * of the bandwidth given back), so it is polled for up to GROW_S seconds.
+ *
+ * Self-tuned requests (SCHED_FLAG_DL_AUTOTUNE) are checked on periodic
+ * jobs that burn CPU time: the learned request, in /proc/<pid>/sched, must
+ * come within bounds of the demand, follow a step up and down, and leave
+ * every grant within the ceiling and the caps.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
@@ -143,8 +151,12 @@ TEST_F(dl_elastic, bad_combinations_einval)
 		  10 * DT_MS, 100 * DT_MS },
 		/* runtime > deadline: the usual parameter check */
 		{ SCHED_DEADLINE, SCHED_FLAG_DL_ELASTIC, 200 * DT_MS, 100 * DT_MS },
+		/* self-tuned, but not elastic */
+		{ SCHED_DEADLINE, SCHED_FLAG_DL_AUTOTUNE, 10 * DT_MS, 100 * DT_MS },
+		{ SCHED_OTHER, SCHED_FLAG_DL_AUTOTUNE, 0, 0 },
+		{ SCHED_OTHER, SCHED_FLAG_DL_ELASTIC | SCHED_FLAG_DL_AUTOTUNE, 0, 0 },
 		/* the next bit is still unknown */
-		{ SCHED_DEADLINE, SCHED_FLAG_DL_ELASTIC << 1, 10 * DT_MS, 100 * DT_MS },
+		{ SCHED_DEADLINE, SCHED_FLAG_DL_AUTOTUNE << 1, 10 * DT_MS, 100 * DT_MS },
 	};
 	unsigned int k;
 	pid_t pid;
@@ -436,6 +448,207 @@ TEST_F(dl_elastic, change_and_leave)
 	ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
 	EXPECT_GRANT(1, us(200), GROW_S);
 	tt_cmd(1, TT_OP_EXIT, 0, 0);
+}
+
+/* ---- self-tuned requests ------------------------------------------ */
+
+#define JOB_PERIOD_US	50000
+
+static int64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * A periodic job of uid U1, self-tuned with the period as ceiling ("I do
+ * not know"): every JOB_PERIOD_US it burns *@work_us of CPU time, then
+ * sleeps until the next period (at least a little, so that every job
+ * ends). The pid, or -1.
+ */
+static pid_t start_job(volatile long *work_us)
+{
+	int64_t release, end;
+	struct timespec ts;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid)
+		goto out;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (tt_drop_privs(U1) ||
+	    dt_set_dl(0, JOB_PERIOD_US * 1000ULL, JOB_PERIOD_US * 1000ULL,
+		      SCHED_FLAG_DL_ELASTIC | SCHED_FLAG_DL_AUTOTUNE))
+		_exit(1);
+	release = now_ns(CLOCK_MONOTONIC);
+	for (;;) {
+		end = now_ns(CLOCK_THREAD_CPUTIME_ID) + *work_us * 1000LL;
+		while (now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+			;
+		release += JOB_PERIOD_US * 1000LL;
+		if (release < now_ns(CLOCK_MONOTONIC) + 100000)
+			release = now_ns(CLOCK_MONOTONIC) + 100000;
+		ts.tv_sec = release / 1000000000LL;
+		ts.tv_nsec = release % 1000000000LL;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+			;
+	}
+out:
+	if (pid > 0)
+		tt_register(pid);
+	return pid;
+}
+
+/* What a job is doing, for the log of a failed test. */
+static void dump_task(pid_t pid)
+{
+	static const char *const files[] = { "sched", "stack", "wchan", "stat" };
+	char path[64], buf[4096], *line, *save;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", pid, files[i]);
+		if (tt_read_file(path, buf, sizeof(buf)) <= 0)
+			continue;
+		save = NULL;
+		for (line = strtok_r(buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			if (i || !strncmp(line, "dl.", 3) || strstr(line, "policy") ||
+			    strstr(line, "nr_switches") || strstr(line, "sum_exec"))
+				ksft_print_msg("%s: %s\n", files[i], line);
+	}
+}
+
+/* Poll the learned request of @pid, in us, until in [@lo, @hi]. */
+static long wait_request(pid_t pid, long lo, long hi, double seconds)
+{
+	double end = mono_seconds() + seconds;
+	long got;
+
+	for (;;) {
+		got = (long)(sched_field(pid, "dl.elastic_runtime") / 1000);
+		if ((got >= lo && got <= hi) || mono_seconds() > end)
+			return got;
+		tt_sleep(0.05);
+	}
+}
+
+#define EXPECT_REQUEST(pid, lo, hi, seconds, what)			\
+	do {								\
+		long __got = wait_request(pid, lo, hi, seconds);	\
+									\
+		ksft_print_msg("%s: request %ld us (want %ld..%ld), estimate %lld us, state %c, CPU %.0f ms\n", \
+			       what, __got, (long)(lo), (long)(hi),	\
+			       sched_field(pid, "dl.elastic_estimate") / 1000, \
+			       tt_proc_state(pid), tt_cpu_ns(pid) / 1e6); \
+		EXPECT_LE(lo, __got);					\
+		EXPECT_GE(hi, __got);					\
+	} while (0)
+
+/* Mean CPU time per job of @pid over @seconds, in us. */
+static long demand_us(pid_t pid, double seconds)
+{
+	double cpu = tt_cpu_ns(pid);
+
+	tt_sleep(seconds);
+	return (long)((tt_cpu_ns(pid) - cpu) / 1000 /
+		      (seconds * 1e6 / JOB_PERIOD_US));
+}
+
+/*
+ * 5 ms of work every 50 ms, asked with a 50 ms ceiling ("I do not know"):
+ * the request comes down to the demand plus a margin (the largest job of
+ * the last eight plus a quarter; TCG makes some jobs cost much more than
+ * the mean), rises when the work becomes 20 ms (more than the user's cap
+ * of 15 ms grants: the jobs still count whole) and comes back down when
+ * it is 5 ms again. Each phase is checked against the mean demand it
+ * measured. The ceiling stays what was asked, and the grant is never
+ * above the request.
+ */
+TEST_F(dl_elastic, autotune_follows_demand)
+{
+	volatile long *work_us = mmap(NULL, sizeof(*work_us),
+				      PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct sched_attr a;
+	long mean;
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, work_us);
+	*work_us = 5000;
+	pid = start_job(work_us);
+	ASSERT_LT(0, pid);
+	tt_sleep(0.2);
+	ASSERT_EQ(0, dt_getattr(pid, &a));
+	ASSERT_EQ(SCHED_DEADLINE, (int)a.sched_policy);
+	EXPECT_EQ((uint64_t)(SCHED_FLAG_DL_ELASTIC | SCHED_FLAG_DL_AUTOTUNE),
+		  a.sched_flags & (SCHED_FLAG_DL_ELASTIC | SCHED_FLAG_DL_AUTOTUNE));
+	EXPECT_EQ(JOB_PERIOD_US * 1000LL, sched_field(pid, "dl.elastic_ceiling"));
+
+	tt_sleep(2);
+	mean = demand_us(pid, 1);
+	EXPECT_REQUEST(pid, mean, 2 * mean + 1000, 2, "5 ms jobs");
+
+	*work_us = 20000;
+	tt_sleep(1);
+	mean = demand_us(pid, 1);
+	EXPECT_REQUEST(pid, mean, JOB_PERIOD_US, 1, "20 ms jobs");
+
+	*work_us = 5000;
+	tt_sleep(3);
+	mean = demand_us(pid, 1);
+	EXPECT_REQUEST(pid, mean, 2 * mean + 1000, 2, "5 ms jobs again");
+
+	ASSERT_EQ(0, dt_getattr(pid, &a));
+	EXPECT_GE((uint64_t)sched_field(pid, "dl.elastic_runtime"), a.sched_runtime);
+	if (!__test_passed(_metadata))
+		dump_task(pid);
+	kill(pid, SIGKILL);
+	tt_wait(pid, 3);
+	munmap((void *)work_us, sizeof(*work_us));
+}
+
+/*
+ * Three self-tuned jobs of 20 ms every 50 ms (40% each) under a user cap
+ * of 30%: their requests grow to their demand and stay within their
+ * ceiling, and what the uid is granted stays within the cap.
+ */
+TEST_F(dl_elastic, autotune_within_cap)
+{
+	volatile long *work_us = mmap(NULL, sizeof(*work_us),
+				      PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long long req;
+	pid_t pids[3];
+	int i, held;
+
+	ASSERT_NE(MAP_FAILED, work_us);
+	*work_us = 20000;
+	ASSERT_EQ(0, dt_knob_set(DT_USER_PCT, 30));
+	for (i = 0; i < 3; i++) {
+		pids[i] = start_job(work_us);
+		ASSERT_LT(0, pids[i]);
+	}
+	tt_sleep(2);
+	held = reserved(U1);
+	ksft_print_msg("three 40%% jobs under a 30%% cap: uid %d holds %d.%02d%%\n",
+		       U1, held / 100, held % 100);
+	EXPECT_LE(held, 3000);
+	EXPECT_LT(0, held);
+	for (i = 0; i < 3; i++) {
+		req = sched_field(pids[i], "dl.elastic_runtime");
+		ksft_print_msg("job %d: request %lld us\n", i, req / 1000);
+		EXPECT_LE(req, JOB_PERIOD_US * 1000LL);
+		EXPECT_LE(20000 * 1000LL, req);
+	}
+	for (i = 0; i < 3; i++) {
+		kill(pids[i], SIGKILL);
+		tt_wait(pids[i], 3);
+	}
+	munmap((void *)work_us, sizeof(*work_us));
 }
 
 TEST_HARNESS_MAIN

@@ -35,6 +35,9 @@
 #ifndef SCHED_FLAG_DL_ELASTIC
 #define SCHED_FLAG_DL_ELASTIC		0x80
 #endif
+#ifndef SCHED_FLAG_DL_AUTOTUNE
+#define SCHED_FLAG_DL_AUTOTUNE		0x100
+#endif
 
 #define DT_MS		1000000ULL	/* ns */
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot "shootout" (make bench, noautogroup): the video player of the 2010
 # debate, user1, 20 fps needing 10 ms of CPU a frame (20%), beside ten CPU
-# hogs on CPU 0, under every option a desktop has, in one table. Then the
+# hogs on CPU 0, under every option a desktop has (a self-tuned reservation
+# that only knows its period among them), in one table. Then the
 # cost of an elastic admission with 1, 10 and 100 elastic reservations.
 #
 # CPU 0 is a cpuset partition (a deadline task may not be pinned inside a
@@ -75,6 +76,8 @@ row "SCHED_OTHER, per-tty groups" "ptyrun --" "ptyrun --"
 echo 0 > $tty
 row "SCHED_OTHER, 0.1 ms EEVDF slice" "" "" --slice-ms 0.1
 row "SCHED_DEADLINE 12.5/50 ms (hard)" "" "" --policy deadline
+row "SCHED_DEADLINE self-tuned, 50 ms ceiling" "" "" --autotune
+learned=$(echo "$out" | sed -n 's/^vplay: learned runtime_ms \([0-9.]*\).*/\1/p')
 # Two more elastic players of user1 ask 10% each: 45% asked of its 30%.
 for i in 1 2; do
 	sh -c "echo \$\$ > $part/players/cgroup.procs
@@ -90,6 +93,7 @@ done
 echo 1 > $tty
 echo "shootout: quality is the mean fraction of a frame's work done (elastic players do less when granted less);"
 echo "shootout: hog_share is the hogs' CPU time over the wall time of the row (1.000 = all of CPU 0)"
+echo "shootout: the self-tuned player asked for 50 ms (\"I do not know\") and ended with ${learned:-?} ms learned for 10 ms of work a frame"
 
 rmdir $part/hogs $part/players $part
 echo -cpuset > $cg/cgroup.subtree_control
