@@ -76,7 +76,7 @@ row "SCHED_OTHER, per-tty groups" "ptyrun --" "ptyrun --"
 echo 0 > $tty
 row "SCHED_OTHER, 0.1 ms EEVDF slice" "" "" --slice-ms 0.1
 row "SCHED_DEADLINE 12.5/50 ms (hard)" "" "" --policy deadline
-row "SCHED_DEADLINE self-tuned, 50 ms ceiling" "" "" --autotune
+row "SCHED_DEADLINE self-tuned" "" "" --autotune
 learned=$(echo "$out" | sed -n 's/^vplay: learned runtime_ms \([0-9.]*\).*/\1/p')
 # Two more elastic players of user1 ask 10% each: 45% asked of its 30%.
 for i in 1 2; do
