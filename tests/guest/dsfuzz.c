@@ -1154,33 +1154,32 @@ static int burst(void)
  * (it may be left from a run that was killed). Returns CG_*_BY_US bits,
  * or -1.
  */
-static int cgroup_setup(void)
+/* Turn @ctl on for the root's children: 1 if we did, 0 if it was, -1. */
+static int cgroup_enable(const char *ctl)
 {
-	char buf[512];
-	int enabled = 0;
+	char buf[512], plus[32];
 
 	if (tt_read_file(TT_CGROOT "/cgroup.subtree_control", buf,
 			 sizeof(buf)) < 0)
 		return -1;
-	if (!has_word(buf, "cpuset")) {
-		if (tt_write_str(TT_CGROOT "/cgroup.subtree_control", "+cpuset"))
-			return -1;
-		enabled |= CG_CPUSET_BY_US;
-	}
-	if (tt_read_file(TT_CGROOT "/cgroup.subtree_control", buf,
-			 sizeof(buf)) < 0)
+	if (has_word(buf, ctl))
+		return 0;
+	snprintf(plus, sizeof(plus), "+%s", ctl);
+	return tt_write_str(TT_CGROOT "/cgroup.subtree_control", plus) ? -1 : 1;
+}
+
+static int cgroup_setup(void)
+{
+	int cpuset = cgroup_enable("cpuset"), cpu = cgroup_enable("cpu");
+
+	if (cpuset < 0 || cpu < 0)
 		return -1;
-	if (!has_word(buf, "cpu")) {
-		if (tt_write_str(TT_CGROOT "/cgroup.subtree_control", "+cpu"))
-			return -1;
-		enabled |= CG_CPU_BY_US;
-	}
 	if (mkdir(FUZZ_CPUSET, 0755) && errno != EEXIST)
 		return -1;
 	if (tt_write_str(FUZZ_CPUSET "/cpuset.cpus.partition", "member") ||
 	    tt_write_str(FUZZ_CPUSET "/cpuset.cpus", "0-1"))
 		return -1;
-	return enabled;
+	return (cpuset ? CG_CPUSET_BY_US : 0) | (cpu ? CG_CPU_BY_US : 0);
 }
 
 /*

@@ -93,27 +93,38 @@ static void remove_cgroup(const char *cg)
 		tt_sleep(0.05);
 }
 
-FIXTURE_SETUP(cgfork)
+/*
+ * The common setup: the tty test state, the sysctl at @sysctl, TT_CGROUP
+ * with the cpu controller for its children, and a fresh CG_LO (an earlier
+ * test may have left its own). Returns the CPU the hogs run on.
+ */
+static int setup_lo(struct __test_metadata *_metadata, struct tt_state *st,
+		    int sysctl)
 {
 	char err[256];
-	int ret = tt_setup(&self->st, err, sizeof(err));
+	int ret = tt_setup(st, err, sizeof(err)), cpu;
 
 	if (ret)
 		TH_LOG("setup: %s", err);
 	ASSERT_EQ(0, ret);
-	self->cpu = tt_first_cpu();
-	ASSERT_LE(0, self->cpu);
-	ASSERT_EQ(0, tt_sysctl_set(variant->sysctl));
+	cpu = tt_first_cpu();
+	ASSERT_LE(0, cpu);
+	ASSERT_EQ(0, tt_sysctl_set(sysctl));
 
-	ret = tt_cgroup_create(&self->st);
+	ret = tt_cgroup_create(st);
 	if (ret)
 		TH_LOG("creating %s with +cpu: %s", TT_CGROUP, strerror(-ret));
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, tt_write_str(TT_CGROUP "/cgroup.subtree_control", "+cpu"));
-	/* Fresh children: an earlier test may have left its own. */
 	remove_cgroup(CG_LO);
-	remove_cgroup(CG_HI);
 	ASSERT_EQ(0, mkdir(CG_LO, 0755));
+	return cpu;
+}
+
+FIXTURE_SETUP(cgfork)
+{
+	self->cpu = setup_lo(_metadata, &self->st, variant->sysctl);
+	remove_cgroup(CG_HI);
 	ASSERT_EQ(0, mkdir(CG_HI, 0755));
 	ASSERT_EQ(0, tt_pty_open(&self->pty));
 }
@@ -442,22 +453,7 @@ FIXTURE_VARIANT_ADD(nest, off) { .sysctl = 0 };
 
 FIXTURE_SETUP(nest)
 {
-	char err[256];
-	int ret = tt_setup(&self->st, err, sizeof(err));
-
-	if (ret)
-		TH_LOG("setup: %s", err);
-	ASSERT_EQ(0, ret);
-	self->cpu = tt_first_cpu();
-	ASSERT_LE(0, self->cpu);
-	ASSERT_EQ(0, tt_sysctl_set(variant->sysctl));
-	ret = tt_cgroup_create(&self->st);
-	if (ret)
-		TH_LOG("creating %s with +cpu: %s", TT_CGROUP, strerror(-ret));
-	ASSERT_EQ(0, ret);
-	ASSERT_EQ(0, tt_write_str(TT_CGROUP "/cgroup.subtree_control", "+cpu"));
-	remove_cgroup(CG_LO);
-	ASSERT_EQ(0, mkdir(CG_LO, 0755));
+	self->cpu = setup_lo(_metadata, &self->st, variant->sysctl);
 	ASSERT_EQ(0, tt_pty_open(&self->a));
 	ASSERT_EQ(0, tt_pty_open(&self->b));
 	snprintf(self->group_a, sizeof(self->group_a), "/dstest/lo%s", self->a.group);
