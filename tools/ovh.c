@@ -15,6 +15,7 @@
  *   elasticN  sched_setattr() changing a sleeping child's elastic
  *             reservation, with N - 1 other elastic reservations in the
  *             pool, all rescaled by every call from N = 40 on
+ *   hardN     the same for a hard reservation beside N elastic ones
  *
  * One line per benchmark: "ovh NAME rate N" (operations per second, of
  * the benchmark's clock).
@@ -38,7 +39,7 @@
 #include "clock.h"
 #include "dl.h"
 
-static long bench_pipe(double seconds)
+static long bench_pipe(double seconds, int unused __attribute__((unused)))
 {
 	int ab[2], ba[2];
 	cpu_set_t all, one;
@@ -78,7 +79,7 @@ static long bench_pipe(double seconds)
 	return n;
 }
 
-static long bench_fork(double seconds)
+static long bench_fork(double seconds, int unused __attribute__((unused)))
 {
 	double end = mono_seconds() + seconds;
 	long n = 0;
@@ -95,7 +96,7 @@ static long bench_fork(double seconds)
 	return n;
 }
 
-static long bench_pty(double seconds)
+static long bench_pty(double seconds, int unused __attribute__((unused)))
 {
 	double end = mono_seconds() + seconds;
 	int status, m;
@@ -137,7 +138,7 @@ static double thread_seconds(void)
  * loop runs for, and is counted against, its own CPU time, so that the
  * throttled time is not counted at all.
  */
-static long bench_setattr(double seconds)
+static long bench_setattr(double seconds, int unused __attribute__((unused)))
 {
 	struct dl_attr other = { .sched_policy = SCHED_OTHER };
 	double end = thread_seconds() + seconds;
@@ -155,48 +156,72 @@ static long bench_setattr(double seconds)
 }
 
 #define FLAG_ELASTIC	0x80ULL
-#define ELASTIC_MAX	100
+#define ELASTIC_MAX	1000
+
+/* Sleep as a player does between frames, with @runtime of 100 ms. */
+static pid_t sleeping_reservation(uint64_t runtime, uint64_t flags)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		if (dl_set_deadline(0, runtime, 100000000, 100000000, flags))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
 
 /*
- * Root's elastic reservations of 5% each share the root domain: from 39 of
- * them on they are scaled, and each call, changing one request, changes
- * every grant. The reservations belong to children that sleep, as players
- * between frames do; we change one of them from SCHED_OTHER, so that what
- * is timed is the admission and the rescaling, not a 5% budget of our own.
+ * sched_setattr() calls per second changing the request of one of @pool
+ * elastic reservations (@hard false), or a hard reservation beside them.
+ * The elastic ones belong to root and share the root domain: 5% each up
+ * to 100 of them, 0.5% each for more, so that from 40 of them on they
+ * are scaled and each change of either kind changes every grant. They
+ * belong to children that sleep, as players between frames do; the
+ * caller stays SCHED_OTHER, so that what is timed is the admission and
+ * the rescaling, not a budget of its own.
  */
-static long bench_elastic(double seconds, int pool)
+static long bench_change(double seconds, int pool, bool hard)
 {
+	uint64_t runtime = pool > 100 ? 500000 : 5000000;
 	struct dl_attr attr = {
-		.sched_policy = SCHED_DEADLINE, .sched_flags = FLAG_ELASTIC,
+		.sched_policy = SCHED_DEADLINE,
+		.sched_flags = hard ? 0 : FLAG_ELASTIC,
 		.sched_deadline = 100000000, .sched_period = 100000000,
 	};
-	pid_t pids[ELASTIC_MAX];
+	pid_t *pids, target = -1;
 	int i, started = 0, err = 0;
 	double end;
 	long n = 0;
 
+	pids = calloc(pool + 1, sizeof(*pids));
+	if (!pids)
+		return -1;
 	for (i = 0; i < pool; i++) {
-		pids[i] = fork();
+		pids[i] = sleeping_reservation(runtime, FLAG_ELASTIC);
 		if (pids[i] < 0)
 			break;
-		if (!pids[i]) {
-			if (dl_set_deadline(0, 5000000, 100000000, 100000000,
-					    FLAG_ELASTIC))
-				_exit(1);
-			pause();
-			_exit(0);
-		}
 		started++;
 	}
-	/* Let the children make their requests; a refused one exits. */
-	usleep(200000);
-	for (i = 0; i < started; i++)
-		if (sched_getscheduler(pids[i]) != SCHED_DEADLINE)
-			err = err ?: ESRCH;
+	if (started == pool && hard) {
+		pids[pool] = sleeping_reservation(1000000, 0);
+		if (pids[pool] > 0)
+			started++;
+	}
+	/* Wait for the requests; a refused one exits. */
+	end = mono_seconds() + 60;
+	for (i = 0; i < started && mono_seconds() < end; i++)
+		while (sched_getscheduler(pids[i]) != SCHED_DEADLINE &&
+		       mono_seconds() < end)
+			usleep(10000);
+	if (i < started)
+		err = ESRCH;
+	target = hard ? pids[pool] : pids[0];
 	end = mono_seconds() + seconds;
-	while (!err && started == pool && mono_seconds() < end) {
-		attr.sched_runtime = n % 2 ? 5000000 : 4500000;
-		if (dl_setattr(pids[0], &attr)) {
+	while (!err && started == pool + hard && mono_seconds() < end) {
+		attr.sched_runtime = (n % 2 ? 10 : 9) * (hard ? 1000000 : runtime) / 10;
+		if (dl_setattr(target, &attr)) {
 			err = errno;
 			break;
 		}
@@ -206,40 +231,42 @@ static long bench_elastic(double seconds, int pool)
 		kill(pids[i], SIGKILL);
 		waitpid(pids[i], NULL, 0);
 	}
-	if (started < pool || err) {
+	free(pids);
+	if (started < pool + hard || err) {
 		errno = err ?: EAGAIN;
 		return -1;
 	}
 	return n;
 }
 
-static long bench_elastic1(double seconds)
+static long bench_elastic(double seconds, int pool)
 {
-	return bench_elastic(seconds, 1);
+	return bench_change(seconds, pool, false);
 }
 
-static long bench_elastic10(double seconds)
+static long bench_hard(double seconds, int pool)
 {
-	return bench_elastic(seconds, 10);
-}
-
-static long bench_elastic100(double seconds)
-{
-	return bench_elastic(seconds, ELASTIC_MAX);
+	return bench_change(seconds, pool, true);
 }
 
 static const struct {
 	const char *name;
-	long (*run)(double seconds);
+	long (*run)(double seconds, int arg);
+	int arg;		/* N of elasticN and hardN */
 	double (*clock)(void);	/* what "per second" means */
 } benches[] = {
-	{ "pipe", bench_pipe, mono_seconds },
-	{ "fork", bench_fork, mono_seconds },
-	{ "pty", bench_pty, mono_seconds },
-	{ "setattr", bench_setattr, thread_seconds },
-	{ "elastic1", bench_elastic1, mono_seconds },
-	{ "elastic10", bench_elastic10, mono_seconds },
-	{ "elastic100", bench_elastic100, mono_seconds },
+	{ "pipe", bench_pipe, 0, mono_seconds },
+	{ "fork", bench_fork, 0, mono_seconds },
+	{ "pty", bench_pty, 0, mono_seconds },
+	{ "setattr", bench_setattr, 0, thread_seconds },
+	{ "elastic1", bench_elastic, 1, mono_seconds },
+	{ "elastic10", bench_elastic, 10, mono_seconds },
+	{ "elastic100", bench_elastic, 100, mono_seconds },
+	{ "elastic1000", bench_elastic, ELASTIC_MAX, mono_seconds },
+	{ "hard0", bench_hard, 0, mono_seconds },
+	{ "hard10", bench_hard, 10, mono_seconds },
+	{ "hard100", bench_hard, 100, mono_seconds },
+	{ "hard1000", bench_hard, ELASTIC_MAX, mono_seconds },
 };
 #define NR_BENCHES	((int)(sizeof(benches) / sizeof(benches[0])))
 
@@ -250,8 +277,9 @@ static void usage(void)
 "Count operations per second: pipe (ping-pong), fork (fork+exit+wait),\n"
 "pty (open a pty, take it as controlling tty, close), setattr\n"
 "(a new SCHED_DEADLINE reservation each call, per second of its own CPU\n"
-"time), elastic1, elastic10, elastic100 (changing an elastic reservation\n"
-"among 1, 10, 100 of them).\n"
+"time), elasticN (changing one of N elastic reservations) and hardN\n"
+"(changing a hard reservation beside N elastic ones), N = 1, 10, 100,\n"
+"1000 and 0, 10, 100, 1000.\n"
 "Default: pipe fork pty setattr.\n"
 "\n"
 "  -s, --seconds=S   time per benchmark (default 2, 0.1..600)\n"
@@ -286,7 +314,8 @@ int main(int argc, char **argv)
 	}
 	/* The elastic ones need CONFIG_SCHED_DEADLINE_ELASTIC: on request. */
 	for (j = 0; j < NR_BENCHES; j++)
-		selected[j] = optind == argc && strncmp(benches[j].name, "elastic", 7);
+		selected[j] = optind == argc && !benches[j].arg &&
+			      strncmp(benches[j].name, "hard", 4);
 	for (i = optind; i < argc; i++) {
 		for (j = 0; j < NR_BENCHES && strcmp(argv[i], benches[j].name); j++)
 			;
@@ -298,7 +327,7 @@ int main(int argc, char **argv)
 		if (!selected[j])
 			continue;
 		t0 = benches[j].clock();
-		n = benches[j].run(seconds);
+		n = benches[j].run(seconds, benches[j].arg);
 		if (n < 0) {
 			fprintf(stderr, "ovh: %s: %s\n", benches[j].name,
 				strerror(errno));

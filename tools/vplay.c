@@ -19,6 +19,12 @@
  * learns the runtime from the frames (SCHED_FLAG_DL_AUTOTUNE): the player
  * does all of its work every frame, and --work-step changes that work half
  * way through, to see the reservation follow.
+ *
+ * CPU-time work fits a reservation by construction. A real decoder's
+ * work is instructions, whose CPU time varies with caches, frequency and
+ * contention (under QEMU TCG, with the load of the host): --work=loops
+ * runs a loop count calibrated at start instead. --work-dist gives the
+ * frames unequal work, as a video's frame types do.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,11 +47,52 @@
 
 struct stats {
 	long frames, on_time, late, dropped;
+	long step_late;		/* late from the --work-step frame on */
 	long degraded;		/* played below full quality */
 	double quality;		/* sum over played frames, 1 = full */
 	long n;			/* lateness samples in lat[] */
 	int64_t *lat;		/* ns, finish - deadline, of frames played */
+	int64_t *grant;		/* ns of runtime granted, per frame played */
+	int64_t *used;		/* ns of CPU time used, per frame played */
+	long *frame;		/* the frame number of each played frame */
 };
+
+enum { DIST_FIXED, DIST_GOP, DIST_HEAVY };
+
+/*
+ * A group of pictures of 12 frames, IBBPBBPBBPBB, as MPEG encoders make
+ * them: an I frame needs 2.25 times the mean work, a P frame 1.25, a B
+ * frame 0.75. With the jitter of frame_work(), the worst frame is about
+ * 2.3 times the mean and the 95th percentile about 1.3 times.
+ */
+static const double gop[12] = {
+	2.25, 0.75, 0.75, 1.25, 0.75, 0.75, 1.25, 0.75, 0.75, 1.25, 0.75, 0.75,
+};
+
+/* The same sequence of frames every run. */
+static uint32_t xorshift32(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/* Frame @i's work as a multiple of the mean (1 on average). */
+static double frame_work(int dist, long i, uint32_t *seed)
+{
+	double jitter = 0.96 + 0.08 * (xorshift32(seed) % 1000) / 999;
+
+	switch (dist) {
+	case DIST_GOP:
+		return gop[i % 12] * jitter;
+	case DIST_HEAVY:
+		/* One frame in 20 needs 3.85 times the others. */
+		return xorshift32(seed) % 20 ? 0.85 : 3.85;
+	default:
+		return 1;
+	}
+}
 
 static void usage(void)
 {
@@ -78,8 +125,22 @@ static void usage(void)
 "                       learns what the frames need; full work every frame\n"
 "  -W, --work-step=F    from the middle of the run on, F times the work\n"
 "                       (0.1..10, default 1)\n"
+"  -k, --work=KIND      cpu (default): --work-ms of the thread's CPU time;\n"
+"                       loops: a loop count calibrated to --work-ms at\n"
+"                       start, whose CPU time varies as a decoder's does\n"
+"  -D, --work-dist=D    fixed (default): every frame --work-ms; gop: a\n"
+"                       group of 12 pictures, the I frame 2.25 times the\n"
+"                       mean (--work-ms), P 1.25, B 0.75, +-4%%; heavy:\n"
+"                       one frame in 20 needs 3.85 times the others\n"
 "  -q, --quiet          only the summary\n"
 "  -h, --help           show this help\n"
+"\n"
+"With --policy=deadline the summary adds a line: mean runtime granted\n"
+"and CPU time used a frame (reserved_ms, used_ms, their ratio), when the\n"
+"grant settled (settle_s: from then to the step within 25%% of its median\n"
+"over the second quarter of the run), late frames from the step on\n"
+"(step_late) and frames from the step until the grant covered the new\n"
+"mean use (regrow_jobs; -1: never).\n"
 "\n"
 "Exit status: 0 when played, 1 when the policy could not be set, 2 on\n"
 "bad usage.\n");
@@ -94,13 +155,54 @@ static void sleep_until(int64_t t)
 		;
 }
 
-/* Burn @ns of this thread's CPU time. */
+/* --work=loops: loops per ns of CPU time, measured at start. */
+static double loops_per_ns;
+static volatile uint64_t loop_sink;
+
+static void run_loops(uint64_t n)
+{
+	uint64_t x = loop_sink;
+
+	while (n--)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	loop_sink = x;
+}
+
+/* The loops that take a quarter second of CPU time, before any load. */
+static void calibrate_loops(void)
+{
+	int64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), t;
+	uint64_t n = 0;
+
+	do {
+		run_loops(100000);
+		n += 100000;
+		t = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	} while (t < NSEC_PER_SEC / 4);
+	loops_per_ns = (double)n / t;
+}
+
+/* @ns of this thread's CPU time, or the loops that took as long. */
 static void work(int64_t ns)
 {
 	int64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
 
+	if (loops_per_ns) {
+		run_loops((uint64_t)(ns * loops_per_ns));
+		return;
+	}
 	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		;
+}
+
+/* The runtime granted now; 0 under another policy (an elastic wait). */
+static int64_t granted_runtime(void)
+{
+	struct dl_attr a;
+
+	if (dl_getattr(0, &a) || a.sched_policy != SCHED_DEADLINE)
+		return 0;
+	return a.sched_runtime;
 }
 
 /*
@@ -108,14 +210,11 @@ static void work(int64_t ns)
  * under SCHED_OTHER (nothing granted), the player does its best at full
  * quality, like any SCHED_OTHER player.
  */
-static double granted_fraction(int64_t asked)
+static double granted_fraction(int64_t granted, int64_t asked)
 {
-	struct dl_attr a;
-
-	if (dl_getattr(0, &a) || a.sched_policy != SCHED_DEADLINE)
+	if (!granted || granted >= asked)
 		return 1;
-	return a.sched_runtime >= (uint64_t)asked ? 1 :
-	       (double)a.sched_runtime / (double)asked;
+	return (double)granted / (double)asked;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -123,6 +222,56 @@ static int cmp_i64(const void *a, const void *b)
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+static double mean_ns(const int64_t *v, long from, long to)
+{
+	double sum = 0;
+	long i;
+
+	for (i = from; i < to; i++)
+		sum += v[i];
+	return to > from ? sum / (to - from) : 0;
+}
+
+/*
+ * The reservation against the work: see the help text. @step is the
+ * index of the first frame played at --work-step, @period the frame
+ * period.
+ */
+static void report_reservation(struct stats *s, long step, int64_t period,
+			       int stepped)
+{
+	long i, settled = 0, regrow = stepped ? -1 : 0, quarter, half;
+	double reserved = mean_ns(s->grant, 0, s->n);
+	double used = mean_ns(s->used, 0, s->n), median, after;
+	int64_t *sorted;
+
+	quarter = step / 2;
+	half = step;
+	sorted = malloc(sizeof(*sorted) * (half - quarter + 1));
+	median = 0;
+	if (sorted && half > quarter) {
+		memcpy(sorted, s->grant + quarter, sizeof(*sorted) * (half - quarter));
+		qsort(sorted, half - quarter, sizeof(*sorted), cmp_i64);
+		median = sorted[(half - quarter) / 2];
+	}
+	free(sorted);
+	for (i = 0; i < half; i++)
+		if (s->grant[i] < 0.75 * median || s->grant[i] > 1.25 * median)
+			settled = i + 1;
+	after = mean_ns(s->used, s->n - (s->n - step) / 2, s->n);
+	for (i = step; stepped && i < s->n; i++) {
+		if (s->grant[i] >= after) {
+			regrow = i - step;
+			break;
+		}
+	}
+	printf("vplay: reserved_ms %.3f used_ms %.3f reserved_used %.2f settle_s %.2f step_late %ld regrow_jobs %ld\n",
+	       reserved / NSEC_PER_MSEC, used / NSEC_PER_MSEC,
+	       used ? reserved / used : 0.0,
+	       settled < s->n ? (double)s->frame[settled] * period / NSEC_PER_SEC : -1.0,
+	       s->step_late, regrow);
 }
 
 /* Percentile @p of the first @n samples, in ms; sorts them. */
@@ -163,6 +312,8 @@ int main(int argc, char **argv)
 		{ "autotune",    no_argument,       NULL, 'a' },
 		{ "work-step",   required_argument, NULL, 'W' },
 		{ "slice-ms",    required_argument, NULL, 'S' },
+		{ "work",        required_argument, NULL, 'k' },
+		{ "work-dist",   required_argument, NULL, 'D' },
 		{ "quiet",       no_argument,       NULL, 'q' },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ }
@@ -170,12 +321,15 @@ int main(int argc, char **argv)
 	double fps = 20, work_ms = 10, deadline_ms = 0, seconds = 5;
 	double runtime_ms = 0, slice_ms = 0, work_step = 1;
 	int deadline_policy = 0, elastic = 0, autotune = 0, quiet = 0, opt, ret;
-	double quality;
+	int loops = 0, dist = DIST_FIXED;
+	double quality, factor;
 	int64_t period, deadline, runtime, t0, release, finish, next_report;
-	long frame, nframes, mark = 0, sec = 0;
+	int64_t granted, cpu0;
+	long frame, nframes, step, step_index = 0, mark = 0, sec = 0;
 	struct stats s = { 0 };
+	uint32_t seed = 2010;
 
-	while ((opt = getopt_long(argc, argv, "f:w:d:s:p:r:eaW:S:qh", longopts,
+	while ((opt = getopt_long(argc, argv, "f:w:d:s:p:r:eaW:S:k:D:qh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'f':
@@ -214,6 +368,22 @@ int main(int argc, char **argv)
 		case 'S':
 			slice_ms = arg_double("--slice-ms", optarg, 0.1, 100);
 			break;
+		case 'k':
+			if (!strcmp(optarg, "loops"))
+				loops = 1;
+			else if (strcmp(optarg, "cpu"))
+				usage_error("--work must be 'cpu' or 'loops', not '%s'",
+					    optarg);
+			break;
+		case 'D':
+			if (!strcmp(optarg, "gop"))
+				dist = DIST_GOP;
+			else if (!strcmp(optarg, "heavy"))
+				dist = DIST_HEAVY;
+			else if (strcmp(optarg, "fixed"))
+				usage_error("--work-dist must be 'fixed', 'gop' or 'heavy', not '%s'",
+					    optarg);
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -240,6 +410,7 @@ int main(int argc, char **argv)
 	if (work_ms * work_step * NSEC_PER_MSEC > deadline)
 		usage_error("--work-ms %.2f times --work-step %.2f does not fit in the deadline of %.2f ms",
 			    work_ms, work_step, (double)deadline / NSEC_PER_MSEC);
+	/* A frame of the distribution may need more than the deadline: late. */
 	runtime = runtime_ms ? (int64_t)(runtime_ms * NSEC_PER_MSEC) :
 		  autotune ? deadline : (int64_t)(work_ms * 1.25 * NSEC_PER_MSEC);
 	if (runtime > deadline)
@@ -251,10 +422,15 @@ int main(int argc, char **argv)
 
 	nframes = (long)(seconds * fps + 0.5);
 	s.lat = calloc(nframes, sizeof(*s.lat));
-	if (!s.lat) {
+	s.grant = calloc(nframes, sizeof(*s.grant));
+	s.used = calloc(nframes, sizeof(*s.used));
+	s.frame = calloc(nframes, sizeof(*s.frame));
+	if (!s.lat || !s.grant || !s.used || !s.frame) {
 		perror("vplay: calloc");
 		return 1;
 	}
+	if (loops)
+		calibrate_loops();
 	if (deadline_policy) {
 		ret = dl_set_deadline(0, runtime, deadline, period,
 				      (elastic ? FLAG_ELASTIC : 0) |
@@ -282,12 +458,15 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("vplay: fps %.0f work_ms %.2f deadline_ms %.2f policy %s runtime_ms %.2f frames %ld\n",
+	printf("vplay: fps %.0f work_ms %.2f deadline_ms %.2f policy %s runtime_ms %.2f frames %ld work %s work_dist %s\n",
 	       fps, work_ms, (double)deadline / NSEC_PER_MSEC,
 	       autotune ? "autotune" : elastic ? "elastic" :
 	       deadline_policy ? "deadline" : "other",
 	       deadline_policy ? (double)runtime / NSEC_PER_MSEC : 0.0,
-	       nframes);
+	       nframes, loops ? "loops" : "cpu",
+	       dist == DIST_GOP ? "gop" : dist == DIST_HEAVY ? "heavy" : "fixed");
+	if (loops)
+		printf("vplay: calibrated loops_per_us %.1f\n", loops_per_ns * 1000);
 	fflush(stdout);
 
 	/*
@@ -298,25 +477,37 @@ int main(int argc, char **argv)
 		sched_yield();
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	next_report = t0 + NSEC_PER_SEC;
+	step = nframes / 2;
 	for (frame = 0; frame < nframes; frame++) {
 		release = t0 + frame * period;
+		factor = frame_work(dist, frame, &seed) *
+			 (frame < step ? 1 : work_step);
 		sleep_until(release);
 		s.frames++;
 		if (clock_ns(CLOCK_MONOTONIC) > release + deadline) {
 			s.dropped++;
-		} else {
-			quality = elastic && !autotune ? granted_fraction(runtime) : 1;
-			s.quality += quality;
-			s.degraded += quality < 1;
-			work((int64_t)(work_ms * (frame < nframes / 2 ? 1 : work_step) *
-				       quality * NSEC_PER_MSEC));
-			finish = clock_ns(CLOCK_MONOTONIC);
-			s.lat[s.n++] = finish - (release + deadline);
-			if (finish > release + deadline)
-				s.late++;
-			else
-				s.on_time++;
+			goto next;
 		}
+		granted = deadline_policy ? granted_runtime() : 0;
+		quality = elastic && !autotune ? granted_fraction(granted, runtime) : 1;
+		s.quality += quality;
+		s.degraded += quality < 1;
+		if (frame >= step && !step_index)
+			step_index = s.n;
+		cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		work((int64_t)(work_ms * factor * quality * NSEC_PER_MSEC));
+		finish = clock_ns(CLOCK_MONOTONIC);
+		s.grant[s.n] = granted;
+		s.used[s.n] = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+		s.frame[s.n] = frame;
+		s.lat[s.n++] = finish - (release + deadline);
+		if (finish > release + deadline) {
+			s.late++;
+			s.step_late += frame >= step;
+		} else {
+			s.on_time++;
+		}
+next:
 		if (!quiet && clock_ns(CLOCK_MONOTONIC) >= next_report) {
 			char what[32];
 
@@ -328,6 +519,8 @@ int main(int argc, char **argv)
 		}
 	}
 	report("total", &s, 0);
+	if (deadline_policy && step_index)
+		report_reservation(&s, step_index, period, work_step != 1);
 	if (autotune) {
 		struct dl_attr a;
 
@@ -337,5 +530,8 @@ int main(int argc, char **argv)
 			       (double)runtime / NSEC_PER_MSEC);
 	}
 	free(s.lat);
+	free(s.grant);
+	free(s.used);
+	free(s.frame);
 	return 0;
 }

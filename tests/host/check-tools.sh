@@ -257,6 +257,22 @@ vplay_plays() {
 }
 check "vplay --quiet plays every frame and prints header and summary" vplay_plays
 
+bad_values vplay --work "-s 0.1" "" CPU loop 1
+bad_values vplay --work-dist "-s 0.1" "" GOP mpeg 2
+
+# Loops calibrated to the CPU time asked: all frames of the gop played,
+# with the calibration reported.
+vplay_loops() {
+	$T "$BIN/vplay" --fps 25 --work-ms 1 --seconds 1 --quiet --work loops \
+		--work-dist gop >"$TMP/out" 2>"$TMP/err" || return 1
+	grep -qE '^vplay: calibrated loops_per_us [0-9]+\.[0-9]$' "$TMP/out" &&
+	grep -qE '^vplay: total frames 25 ' "$TMP/out" || {
+		diag <"$TMP/out"
+		return 1
+	}
+}
+check "vplay --work loops --work-dist gop calibrates and plays every frame" vplay_loops
+
 bad_values vplay --slice-ms "-s 0.1" abc -1 0 0.05 101 ""
 check "vplay --slice-ms with --policy deadline is rejected" \
 	usage_fails vplay --slice-ms 1 --policy deadline -s 0.1
