@@ -54,7 +54,7 @@ NPROC      := $(shell nproc)
 
 DEB_PACKAGES := build-essential bc bison flex libelf-dev libssl-dev cpio \
 	xz-utils qemu-system-x86 busybox-static linux-source-6.12 ccache \
-	rt-tests stress-ng util-linux sparse python3-ply python3-git debootstrap
+	rt-tests rt-app stress-ng util-linux sparse python3-ply python3-git debootstrap
 
 ifneq ($(shell command -v ccache 2>/dev/null),)
 KCC := ccache gcc

@@ -442,7 +442,8 @@ static void op_pty(struct slot *s)
  * The hostile user (uids 1000 and 1001): a process of the worker's uid with
  * an owner thread that spins holding a PI futex and a waiter that blocks
  * on it, while the main thread switches the waiter between extreme
- * deadline parameters and SCHED_OTHER, and the owner's affinity. It is
+ * deadline parameters and SCHED_OTHER, and the owner's affinity, and
+ * switches a sibling that exits back to SCHED_DEADLINE as it dies. It is
  * SIGKILLed after up to 30 ms and must be gone within KILL_SECONDS,
  * whatever it owes. The parameters keep any debt, and so the 0-lag time
  * that holds the root domain's bandwidth, within check()'s wait.
@@ -452,6 +453,7 @@ static void op_pty(struct slot *s)
 struct attack {
 	pthread_mutex_t lock;
 	volatile pid_t waiter;
+	volatile pid_t leaver;
 };
 
 static void *attack_owner(void *arg)
@@ -473,6 +475,37 @@ static void *attack_waiter(void *arg)
 	for (;;)
 		;
 	return NULL;
+}
+
+/* Exits about 1 ms after its sibling made it SCHED_DEADLINE. */
+static void *attack_leaver(void *arg)
+{
+	struct attack *a = arg;
+	double end = mono_seconds() + 0.001;
+
+	a->leaver = syscall(SYS_gettid);
+	while (mono_seconds() < end)
+		;
+	return NULL;
+}
+
+/*
+ * A dying thread leaves SCHED_DEADLINE in do_exit() and may not enter it
+ * again: switch it back as fast as we can while it exits.
+ */
+static void switch_leaver(struct attack *a)
+{
+	pthread_t leaver;
+	int i;
+
+	a->leaver = 0;
+	if (pthread_create(&leaver, NULL, attack_leaver, a))
+		return;
+	while (!a->leaver)
+		;
+	for (i = 0; i < 200; i++)
+		dt_set_dl(a->leaver, 100000, 10 * DT_MS, 0);
+	pthread_join(leaver, NULL);
 }
 
 static void __attribute__((noreturn)) attacker(uint64_t period_max)
@@ -501,8 +534,10 @@ static void __attribute__((noreturn)) attacker(uint64_t period_max)
 	while (!a.waiter)
 		usleep(100);
 	for (i = rnd() % 20; i > 0; i--) {
-		k = rnd() % 5;
-		if (k == 4) {
+		k = rnd() % 6;
+		if (k == 5) {
+			switch_leaver(&a);
+		} else if (k == 4) {
 			CPU_ZERO(&set);
 			CPU_SET(rnd() % 2, &set);
 			pthread_setaffinity_np(owner, sizeof(set), &set);
