@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <stdio.h>
@@ -608,6 +609,69 @@ TEST_F(dl_elastic, autotune_follows_demand)
 		dump_task(pid);
 	kill(pid, SIGKILL);
 	tt_wait(pid, 3);
+	munmap((void *)work_us, sizeof(*work_us));
+}
+
+#define TRACING		"/sys/kernel/tracing"
+#define AUTOTUNE_EVENT	TRACING "/events/sched/sched_dl_autotune/enable"
+
+/*
+ * The changes of a self-tuned request are traced (sched_dl_autotune): a
+ * job of 5 ms every 50 ms, asked with a 50 ms ceiling, for 2 s. Its
+ * events carry its pid, requests within [100 us, ceiling], and the last
+ * request near the demand measured meanwhile.
+ */
+TEST_F(dl_elastic, autotune_traced)
+{
+	volatile long *work_us = mmap(NULL, sizeof(*work_us),
+				      PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long long request, last = -1, lo = 100000, hi = JOB_PERIOD_US * 1000LL;
+	char want[32], *line, *p;
+	int events = 0, bad = 0;
+	long mean;
+	size_t len = 0;
+	FILE *f;
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, work_us);
+	if (access(TRACING "/events", F_OK))
+		mount("nodev", TRACING, "tracefs", 0, NULL);
+	ASSERT_EQ(0, access(AUTOTUNE_EVENT, W_OK))
+		TH_LOG("no sched_dl_autotune event: %s", strerror(errno));
+	ASSERT_EQ(0, dt_knob_write(TRACING "/trace", ""));
+	ASSERT_EQ(0, dt_knob_write(AUTOTUNE_EVENT, "1"));
+	*work_us = 5000;
+	pid = start_job(work_us);
+	ASSERT_LT(0, pid);
+	tt_sleep(1);
+	mean = demand_us(pid, 1);
+	EXPECT_EQ(0, dt_knob_write(AUTOTUNE_EVENT, "0"));
+	kill(pid, SIGKILL);
+	tt_wait(pid, 3);
+
+	snprintf(want, sizeof(want), " pid=%d ", pid);
+	f = fopen(TRACING "/trace", "r");
+	ASSERT_NE(NULL, f);
+	line = NULL;
+	while (getline(&line, &len, f) > 0) {
+		if (!strstr(line, "sched_dl_autotune:") || !strstr(line, want))
+			continue;
+		p = strstr(line, " request=");
+		if (!p || sscanf(p, " request=%lld", &request) != 1)
+			continue;
+		events++;
+		bad += request < lo || request > hi;
+		last = request;
+	}
+	free(line);
+	fclose(f);
+	ksft_print_msg("%d events, last request %lld us, mean demand %ld us\n",
+		       events, last / 1000, mean);
+	EXPECT_LT(0, events);
+	EXPECT_EQ(0, bad);
+	EXPECT_LE(mean * 1000LL, last);
+	EXPECT_GE((2 * mean + 1000) * 1000LL, last);
 	munmap((void *)work_us, sizeof(*work_us));
 }
 
