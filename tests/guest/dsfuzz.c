@@ -1029,7 +1029,7 @@ static int check(int64_t base_bw)
 {
 	uint64_t per_uid[2], all;
 	int i, ptys = 0, groups;
-	double settle = mono_seconds() + 3, start;
+	double settle, start;
 	int64_t total;
 	char why[256];
 	long n;
@@ -1039,13 +1039,18 @@ static int check(int64_t base_bw)
 		if (alive(i))
 			ptys += slots[i].ptys;
 	held(per_uid, &all, &n);
+	/*
+	 * A uid stays charged while the root domain holds the bandwidth: a
+	 * task that died or left keeps it to the end of its period, which a
+	 * boundary reservation makes 4 s.
+	 */
+	settle = mono_seconds() + 10;
 	while (!users_match(per_uid, why, sizeof(why)) && mono_seconds() < settle) {
 		tt_sleep(0.05);
 		held(per_uid, &all, &n);
 	}
 	if (!users_match(per_uid, why, sizeof(why)))
 		fail("%s", why);
-	/* A boundary reservation can have a 4 s period before its 0-lag time. */
 	settle = mono_seconds() + 10;
 	while ((total = dt_total_bw()) != base_bw + (int64_t)all &&
 	       mono_seconds() < settle) {
