@@ -35,27 +35,36 @@ uptime_cs() {
 	sed 's/^\([0-9]*\)\.\([0-9]*\) .*/\1\2/' /proc/uptime
 }
 
+# start_hogs PREFIX SECONDS: ten hogs in the hogs cgroup; hog_pid is theirs.
+start_hogs() {
+	sh -c "echo \$\$ > $part/hogs/cgroup.procs
+		exec $1 spin -n 10 --seconds $2" </dev/null >/dev/null &
+	hog_pid=$!
+	sleep 1
+}
+
+# summary_of LABEL: vplay's total line of $out in $line, or 1 (and bad=1).
+summary_of() {
+	line=$(echo "$out" | grep '^vplay: total ')
+	[ -n "$line" ] && return 0
+	echo "shootout: $1: no vplay summary:"
+	echo "$out" | sed 's/^/  /'
+	bad=1
+	return 1
+}
+
 # row LABEL HOGS_PREFIX PLAYER_PREFIX [VPLAY ARGS...]: ten hogs and one
 # player, each started through its prefix (setsid, ptyrun or nothing).
 row() {
 	label=$1 hogs=$2 player=$3
 	shift 3
-	sh -c "echo \$\$ > $part/hogs/cgroup.procs
-		exec $hogs spin -n 10 --seconds $((seconds + 2))" </dev/null >/dev/null &
-	hog_pid=$!
-	sleep 1
+	start_hogs "$hogs" $((seconds + 2))
 	u0=$(usage_us) t0=$(uptime_cs)
 	out=$(sh -c "echo \$\$ > $part/players/cgroup.procs
 		exec $player $SETPRIV $PLAY $*" </dev/null 2>&1 | tr -d '\r')
 	u1=$(usage_us) t1=$(uptime_cs)
 	wait $hog_pid
-	line=$(echo "$out" | grep '^vplay: total ')
-	if [ -z "$line" ]; then
-		echo "shootout: $label: no vplay summary:"
-		echo "$out" | sed 's/^/  /'
-		bad=1
-		return
-	fi
+	summary_of "$label" || return
 	echo "$line" | awk -v l="$label" -v u=$((u1 - u0)) -v t=$((t1 - t0)) '{
 		for (i = 1; i < NF; i++) v[$i] = $(i + 1)
 		printf "%-34s %7s %5s %7s %7s %7s %7s %7s %9.3f\n", l,
@@ -104,21 +113,12 @@ TUNE="--work loops --work-dist gop --work-ms 4"
 tune_row() {
 	label=$1
 	shift
-	sh -c "echo \$\$ > $part/hogs/cgroup.procs
-		exec ptyrun -- spin -n 10 --seconds $((seconds + 2))" </dev/null >/dev/null &
-	hog_pid=$!
-	sleep 1
+	start_hogs "ptyrun --" $((seconds + 2))
 	out=$(sh -c "echo \$\$ > $part/players/cgroup.procs
 		exec ptyrun -- $SETPRIV vplay --fps 20 --seconds $seconds --quiet $TUNE $*" \
 		</dev/null 2>&1 | tr -d '\r')
 	wait $hog_pid
-	line=$(echo "$out" | grep '^vplay: total ')
-	if [ -z "$line" ]; then
-		echo "shootout: $label: no vplay summary:"
-		echo "$out" | sed 's/^/  /'
-		bad=1
-		return
-	fi
+	summary_of "$label" || return
 	res=$(echo "$out" | grep '^vplay: reserved_ms ')
 	echo "$line $res" | awk -v l="$label" '{
 		for (i = 1; i < NF; i++) v[$i] = $(i + 1)
@@ -169,10 +169,7 @@ rtapp_row() {
 	sed "s/\"calibration\" : \"CPU0\"/\"calibration\" : $ns_per_loop/" $json > /tmp/$base.json
 	json=/tmp/$base.json
 	rm -f /tmp/pipeline*.log
-	sh -c "echo \$\$ > $part/hogs/cgroup.procs
-		exec spin -n 10 --seconds 9" </dev/null >/dev/null &
-	hog_pid=$!
-	sleep 1
+	start_hogs "" 9
 	sh -c "echo \$\$ > $part/players/cgroup.procs
 		cd /tmp && exec $SETPRIV rt-app $json" </dev/null >/tmp/rtapp.out 2>&1 &
 	app=$!
