@@ -725,6 +725,91 @@ TEST_F_TIMEOUT(dl_hostile, core_dump_outside_deadline, 60)
 }
 
 /*
+ * user1 spins under a budget of 0.5 ms every 10.3 ms (not a multiple of
+ * the tick, so that where a budget runs out drifts across the tick) and
+ * times each stretch it ran with no gap longer than 3 ms. The tick stops
+ * a task up to a tick (4 ms at HZ=250) after its budget ran out; the task
+ * repays it later, but meanwhile that is CPU its uid has no cap for, and
+ * many small reservations add up. The hrtick stops it within the timer's
+ * latency. Beside a root SCHED_FIFO hog per CPU, as the other bounds: a
+ * TCG guest often delivers a timer armed as its CPU leaves idle a tick
+ * late, which no scheduler can help.
+ */
+#define SEG_RUNTIME_S	0.0005
+#define SEG_PERIOD	(10300 * 1000ULL)
+#define SEG_GAP_S	0.003
+
+struct stretches {
+	int err;
+	int n;			/* stretches that ended in a throttle */
+	int within;		/* of them, at most twice the budget */
+	double mean_s, max_s;
+};
+
+static struct stretches budget_stretches(double seconds)
+{
+	struct stretches r = { 0 };
+	double start, last, now, end, sum = 0;
+
+	r.err = dt_set_dl(0, SEG_RUNTIME_S * 1e9, SEG_PERIOD, 0);
+	if (r.err)
+		return r;
+	/* The last stretch, cut short by the end, is not counted. */
+	start = last = now_s();
+	end = start + seconds;
+	while (last < end) {
+		now = now_s();
+		if (now - last > SEG_GAP_S) {
+			sum += last - start;
+			if (last - start > r.max_s)
+				r.max_s = last - start;
+			r.within += last - start <= 2 * SEG_RUNTIME_S;
+			r.n++;
+			start = now;
+		}
+		last = now;
+	}
+	r.mean_s = r.n ? sum / r.n : 0;
+	return r;
+}
+
+TEST_F_TIMEOUT(dl_hostile, budget_stopped_in_time, 60)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct stretches r = { .err = -1 };
+	pid_t pid, hogs[8] = { 0 };
+	int fds[2], i;
+
+	for (i = 0; i < ncpus && i < 8; i++)
+		ASSERT_LT(0, hogs[i] = dt_fifo_hog(i));
+	ASSERT_EQ(0, pipe(fds));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(fds[0]);
+		r.err = become(U1);
+		if (!r.err)
+			r = budget_stretches(MEASURE_S);
+		if (write(fds[1], &r, sizeof(r)) != sizeof(r))
+			_exit(2);
+		_exit(0);
+	}
+	close(fds[1]);
+	EXPECT_EQ((ssize_t)sizeof(r), read(fds[0], &r, sizeof(r)));
+	close(fds[0]);
+	reap(pid);
+	for (i = 0; i < 8; i++)
+		reap(hogs[i]);
+	ASSERT_EQ(0, r.err);
+	TH_LOG("%d stretches of a 0.5 ms budget, %d of them at most 1 ms: mean %.2f ms, longest %.2f ms",
+	       r.n, r.within, r.mean_s * 1e3, r.max_s * 1e3);
+	/* About 190 periods in 2 s; fewer when overruns are repaid. */
+	ASSERT_LT(10, r.n);
+	/* With the tick alone 4-17% were, at a mean of 1.9-2.4 ms. */
+	EXPECT_LE(r.n / 2, r.within);
+}
+
+/*
  * user1, cap 1%, keeps SCHED_FIFO inherited from root (a user may) and
  * for 2 s forks children that take 1 ms every 100 ms, spin, and are
  * SIGKILLed 5 ms later: each new reservation starts with a full budget,
