@@ -240,16 +240,23 @@ TEST_F(dl_user, unprivileged_bounds)
 /*
  * A reservation whose bandwidth rounds to zero would be free of every cap:
  * 2 us every 4.19 s is refused to a user (EPERM), 8 us (two units of
- * 2^-20) is charged; root may still have the former.
+ * 2^-20) is charged; root may still have the former. Made for sleeping
+ * children: an agent with such a budget could answer hours later.
  */
 TEST_F(dl_user, zero_bandwidth_refused)
 {
 	long period_us = dt_knob_get("/proc/sys/kernel/sched_deadline_period_max_us");
+	int i, sleeper;
 
 	ASSERT_LT(0, period_us);
 	ASSERT_EQ(0, tt_agents_init(2));
 	start_as(_metadata, 0, U1);
 	start_as(_metadata, 1, 0);
+	for (i = 0; i < 2; i++) {
+		sleeper = tt_cmd(i, TT_OP_FORKSLEEP, 0, 0);
+		ASSERT_LT(0, sleeper);
+		ASSERT_EQ(0, tt_cmd(i, TT_OP_DLTARGET, sleeper, 0));
+	}
 	EXPECT_EQ(-EPERM, tt_cmd(0, TT_OP_DL, 2, period_us));
 	EXPECT_EQ(0, dt_users_count());
 	EXPECT_EQ(0, tt_cmd(0, TT_OP_DL, 8, period_us));

@@ -956,6 +956,12 @@ static pid_t spawn_spinner(int cpu)
 
 char **tt_exec_argv;
 static unsigned int dl_flags;
+/*
+ * A task whose reservation is smaller than what replying takes may not
+ * answer for hours (its overrun is repaid first): such a request is made
+ * for a sleeping child (TT_OP_FORKSLEEP) instead.
+ */
+static pid_t dl_target;
 
 struct dl_thread_req {
 	int runtime_us;
@@ -1157,11 +1163,14 @@ static void __attribute__((noreturn)) agent_main(int self)
 			dl_flags = m.a;
 			break;
 		case TT_OP_DL:
-			ret = dt_set_dl(0, m.a * 1000ULL, m.b * 1000ULL,
-					dl_flags);
+			ret = dt_set_dl(dl_target, m.a * 1000ULL,
+					m.b * 1000ULL, dl_flags);
 			break;
 		case TT_OP_OTHER:
-			ret = dt_set_other(0);
+			ret = dt_set_other(dl_target);
+			break;
+		case TT_OP_DLTARGET:
+			dl_target = m.a;
 			break;
 		case TT_OP_DLTHREADS:
 			ret = start_dl_threads(m.a, m.b, 0);

@@ -192,6 +192,7 @@ enum tt_op {
 	TT_OP_FORKSLEEP,	/* fork a sleeping child; ret its pid */
 	TT_OP_EXEC,		/* execv(tt_exec_argv); replies only on error */
 	TT_OP_BURN,		/* use a ms of CPU time */
+	TT_OP_DLTARGET,		/* TT_OP_DL and OTHER act on pid a (0: self) */
 };
 
 /* What TT_OP_EXEC runs: set it before forking the agents. */
