@@ -135,6 +135,60 @@ static void reap(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+#define MAX_HOGS	8
+
+/* A root SCHED_FIFO hog on each CPU (up to MAX_HOGS): how many failed. */
+static int start_fifo_hogs(pid_t hogs[MAX_HOGS])
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int i, failed = 0;
+
+	for (i = 0; i < MAX_HOGS; i++) {
+		hogs[i] = i < ncpus ? dt_fifo_hog(i) : 0;
+		failed += i < ncpus && hogs[i] <= 0;
+	}
+	return failed;
+}
+
+static void reap_fifo_hogs(const pid_t hogs[MAX_HOGS])
+{
+	int i;
+
+	for (i = 0; i < MAX_HOGS; i++)
+		reap(hogs[i]);
+}
+
+/*
+ * Fork a child that keeps SCHED_FIFO @fifo_prio (0: none) from root,
+ * becomes @uid and runs @measure, which fills @len bytes at @out; copy
+ * them back to @out. 0, or -1 if the child did not report.
+ */
+static int measure_as(uid_t uid, int fifo_prio, void (*measure)(void *out),
+		      void *out, size_t len)
+{
+	struct sched_param sp = { .sched_priority = fifo_prio };
+	int fds[2], reported;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		if ((fifo_prio && sched_setscheduler(0, SCHED_FIFO, &sp)) ||
+		    become(uid))
+			_exit(1);
+		measure(out);
+		_exit(write(fds[1], out, len) == (ssize_t)len ? 0 : 2);
+	}
+	close(fds[1]);
+	reported = pid > 0 && read(fds[0], out, len) == (ssize_t)len;
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return reported ? 0 : -1;
+}
+
 static void *owner_main(void *arg)
 {
 	struct attack *a = arg;
@@ -305,12 +359,10 @@ static double share_beside_fifo_hogs(struct __test_metadata *_metadata,
 				     void (*attacker)(int fd))
 {
 	struct sched_param fifo = { .sched_priority = 50 }, other = { 0 };
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	pid_t child, hogs[8] = { 0 };
+	pid_t child, hogs[MAX_HOGS];
 	long long ns0, ns1;
 	struct report r = { 0 };
 	double t0, t1, share;
-	int i;
 
 	child = spawn_attacker(attacker, &r);
 	ASSERT_LE(0, child);
@@ -319,10 +371,7 @@ static double share_beside_fifo_hogs(struct __test_metadata *_metadata,
 		reap(child);
 		return r.err;
 	}
-	for (i = 0; i < ncpus && i < 8; i++) {
-		hogs[i] = dt_fifo_hog(i);
-		EXPECT_LT(0, hogs[i]);
-	}
+	EXPECT_EQ(0, start_fifo_hogs(hogs));
 	/* Above the hogs, so that the samples are taken on time. */
 	EXPECT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
 	usleep(200000);
@@ -334,8 +383,7 @@ static double share_beside_fifo_hogs(struct __test_metadata *_metadata,
 	share = (ns1 - ns0) / 1e9 / (t1 - t0);
 	TH_LOG("%.1f%% of a CPU", share * 100);
 	EXPECT_EQ(0, sched_setscheduler(0, SCHED_OTHER, &other));
-	for (i = 0; i < 8; i++)
-		reap(hogs[i]);
+	reap_fifo_hogs(hogs);
 	kill(child, SIGKILL);
 	EXPECT_LE(0, reaped_after_ms(child, 5000))
 		TH_LOG("the attacker is still there 5 s after SIGKILL");
@@ -746,17 +794,19 @@ struct stretches {
 	double mean_s, max_s;
 };
 
-static struct stretches budget_stretches(double seconds)
+static void budget_stretches(void *out)
 {
-	struct stretches r = { 0 };
+	struct stretches *rp = out, r = { 0 };
 	double start, last, now, end, sum = 0;
 
 	r.err = dt_set_dl(0, SEG_RUNTIME_S * 1e9, SEG_PERIOD, 0);
-	if (r.err)
-		return r;
+	if (r.err) {
+		*rp = r;
+		return;
+	}
 	/* The last stretch, cut short by the end, is not counted. */
 	start = last = now_s();
-	end = start + seconds;
+	end = start + MEASURE_S;
 	while (last < end) {
 		now = now_s();
 		if (now - last > SEG_GAP_S) {
@@ -770,36 +820,17 @@ static struct stretches budget_stretches(double seconds)
 		last = now;
 	}
 	r.mean_s = r.n ? sum / r.n : 0;
-	return r;
+	*rp = r;
 }
 
 TEST_F_TIMEOUT(dl_hostile, budget_stopped_in_time, 60)
 {
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct stretches r = { .err = -1 };
-	pid_t pid, hogs[8] = { 0 };
-	int fds[2], i;
+	pid_t hogs[MAX_HOGS];
 
-	for (i = 0; i < ncpus && i < 8; i++)
-		ASSERT_LT(0, hogs[i] = dt_fifo_hog(i));
-	ASSERT_EQ(0, pipe(fds));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(fds[0]);
-		r.err = become(U1);
-		if (!r.err)
-			r = budget_stretches(MEASURE_S);
-		if (write(fds[1], &r, sizeof(r)) != sizeof(r))
-			_exit(2);
-		_exit(0);
-	}
-	close(fds[1]);
-	EXPECT_EQ((ssize_t)sizeof(r), read(fds[0], &r, sizeof(r)));
-	close(fds[0]);
-	reap(pid);
-	for (i = 0; i < 8; i++)
-		reap(hogs[i]);
+	ASSERT_EQ(0, start_fifo_hogs(hogs));
+	EXPECT_EQ(0, measure_as(U1, 0, budget_stretches, &r, sizeof(r)));
+	reap_fifo_hogs(hogs);
 	ASSERT_EQ(0, r.err);
 	TH_LOG("%d stretches of a 0.5 ms budget, %d of them at most 1 ms: mean %.2f ms, longest %.2f ms",
 	       r.n, r.within, r.mean_s * 1e3, r.max_s * 1e3);
@@ -818,7 +849,7 @@ TEST_F_TIMEOUT(dl_hostile, budget_stopped_in_time, 60)
  * period, not a new budget every few ms (58% of a CPU, when a dead
  * task's charge and bandwidth went at once).
  */
-static double kill_cycle_share(void)
+static void kill_cycle_share(void *out)
 {
 	double used = 0, t0, end;
 	struct rusage ru;
@@ -829,8 +860,10 @@ static double kill_cycle_share(void)
 	end = t0 + MEASURE_S;
 	while (now_s() < end) {
 		child = fork();
-		if (child < 0)
-			return -1;
+		if (child < 0) {
+			*(double *)out = -1;
+			return;
+		}
 		if (child == 0) {
 			if (dt_set_dl(0, 1 * DT_MS, 100 * DT_MS, 0))
 				_exit(1);
@@ -844,38 +877,18 @@ static double kill_cycle_share(void)
 			used += ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 				ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	}
-	return used / (now_s() - t0);
+	*(double *)out = used / (now_s() - t0);
 }
 
 TEST_F_TIMEOUT(dl_hostile, kill_cycle_bounded, 60)
 {
-	struct sched_param sp = { .sched_priority = 2 };
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	pid_t attacker, hogs[8] = { 0 };
-	int fds[2], i;
+	pid_t hogs[MAX_HOGS];
 	double share = -1;
 
 	ASSERT_EQ(0, dt_knob_set(DT_USER_PCT, 1));
-	for (i = 0; i < ncpus && i < 8; i++)
-		ASSERT_LT(0, hogs[i] = dt_fifo_hog(i));
-	ASSERT_EQ(0, pipe(fds));
-	attacker = fork();
-	ASSERT_LE(0, attacker);
-	if (attacker == 0) {
-		close(fds[0]);
-		if (sched_setscheduler(0, SCHED_FIFO, &sp) || become(U1))
-			_exit(1);
-		share = kill_cycle_share();
-		if (write(fds[1], &share, sizeof(share)) != sizeof(share))
-			_exit(2);
-		_exit(0);
-	}
-	close(fds[1]);
-	EXPECT_EQ((ssize_t)sizeof(share), read(fds[0], &share, sizeof(share)));
-	close(fds[0]);
-	waitpid(attacker, NULL, 0);
-	for (i = 0; i < 8; i++)
-		reap(hogs[i]);
+	ASSERT_EQ(0, start_fifo_hogs(hogs));
+	EXPECT_EQ(0, measure_as(U1, 2, kill_cycle_share, &share, sizeof(share)));
+	reap_fifo_hogs(hogs);
 	TH_LOG("the children got %.1f%% of a CPU", share * 100);
 	ASSERT_LE(0, share);
 	/*
