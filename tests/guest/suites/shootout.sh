@@ -110,13 +110,20 @@ echo "shootout: the self-tuned player asked for 50 ms (\"I do not know\") and en
 # distribution (mean 4 ms, I frames 9-9.4 ms, of 50 ms), then +50% half
 # way through the autotuned rows.
 TUNE="--work loops --work-dist gop --work-ms 4"
+
+# tune_player [VPLAY ARGS...]: one such player of user1 in a terminal of
+# its own; its output on stdout.
+tune_player() {
+	sh -c "echo \$\$ > $part/players/cgroup.procs
+		exec ptyrun -- $SETPRIV vplay --fps 20 --seconds $seconds --quiet $TUNE $*" \
+		</dev/null 2>&1 | tr -d '\r'
+}
+
 tune_row() {
 	label=$1
 	shift
 	start_hogs "ptyrun --" $((seconds + 2))
-	out=$(sh -c "echo \$\$ > $part/players/cgroup.procs
-		exec ptyrun -- $SETPRIV vplay --fps 20 --seconds $seconds --quiet $TUNE $*" \
-		</dev/null 2>&1 | tr -d '\r')
+	out=$(tune_player "$@")
 	wait $hog_pid
 	summary_of "$label" || return
 	res=$(echo "$out" | grep '^vplay: reserved_ms ')
@@ -157,9 +164,7 @@ three_row() {
 	shift
 	start_hogs "ptyrun --" $((seconds + 2))
 	for i in 1 2 3; do
-		sh -c "echo \$\$ > $part/players/cgroup.procs
-			exec ptyrun -- $SETPRIV vplay --fps 20 --seconds $seconds --quiet $TUNE $*" \
-			</dev/null 2>&1 | tr -d '\r' >/tmp/three.$i &
+		tune_player "$@" >/tmp/three.$i &
 	done
 	wait
 	admitted=0 totals=
