@@ -612,6 +612,36 @@ TEST_F(dl_elastic, autotune_follows_demand)
 	munmap((void *)work_us, sizeof(*work_us));
 }
 
+/*
+ * The ceiling a self-tuned request starts from is a guess, not a job that
+ * was seen: the request comes down from it within the first window of
+ * jobs. 5 ms of work every 50 ms from a 50 ms ceiling, read 0.6 s (12
+ * jobs) after the start: within the demand and twice it plus 1 ms (it
+ * falling an eighth of the difference per job, that took 1.2 s: 14 ms
+ * at 0.6 s).
+ */
+TEST_F(dl_elastic, autotune_settles_within_window)
+{
+	volatile long *work_us = mmap(NULL, sizeof(*work_us),
+				      PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long mean;
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, work_us);
+	*work_us = 5000;
+	pid = start_job(work_us);
+	ASSERT_LT(0, pid);
+	tt_sleep(0.3);
+	mean = demand_us(pid, 0.3);
+	EXPECT_REQUEST(pid, mean, 2 * mean + 1000, 0.05, "0.6 s after the start");
+	if (!__test_passed(_metadata))
+		dump_task(pid);
+	kill(pid, SIGKILL);
+	tt_wait(pid, 3);
+	munmap((void *)work_us, sizeof(*work_us));
+}
+
 #define TRACING		"/sys/kernel/tracing"
 #define AUTOTUNE_EVENT	TRACING "/events/sched/sched_dl_autotune/enable"
 
