@@ -20,6 +20,13 @@
  * does all of its work every frame, and --work-step changes that work half
  * way through, to see the reservation follow.
  *
+ * With --buffer=N the player decodes ahead, as real players do: a frame
+ * is due when it is displayed, N frame periods after its own, and the
+ * player wakes once every N frames to decode the next N. Its reservation
+ * spans those N frames (period and deadline), so that what it asks for,
+ * or what the kernel learns, is the work of N frames: an I frame's peak
+ * is spread over the frames around it instead of sized for on its own.
+ *
  * CPU-time work fits a reservation by construction. A real decoder's
  * work is instructions, whose CPU time varies with caches, frequency and
  * contention (under QEMU TCG, with the load of the host): --work=loops
@@ -123,6 +130,11 @@ static void usage(void)
 "  -a, --autotune       --elastic with SCHED_FLAG_DL_AUTOTUNE: the runtime\n"
 "                       (default: the deadline) is a ceiling, the kernel\n"
 "                       learns what the frames need; full work every frame\n"
+"  -b, --buffer=N       decode N frames ahead (1..50, default 1): wake once\n"
+"                       every N frames and decode the next N, each due N\n"
+"                       frame periods after its own; a reservation spans\n"
+"                       N frames, --runtime-ms is per N frames (default\n"
+"                       N times 1.25 times --work-ms)\n"
 "  -W, --work-step=F    from the middle of the run on, F times the work\n"
 "                       (0.1..10, default 1)\n"
 "  -k, --work=KIND      cpu (default): --work-ms of the thread's CPU time;\n"
@@ -136,11 +148,13 @@ static void usage(void)
 "  -h, --help           show this help\n"
 "\n"
 "With --policy=deadline the summary adds a line: mean runtime granted\n"
-"and CPU time used a frame (reserved_ms, used_ms, their ratio), when the\n"
+"and CPU time used a frame (reserved_ms, used_ms, their ratio; with\n"
+"--buffer=N a frame's share of the runtime is 1/N of it), when the\n"
 "grant settled (settle_s: from then to the step within 25%% of its median\n"
 "over the second quarter of the run), late frames from the step on\n"
 "(step_late) and frames from the step until the grant covered the new\n"
-"mean use (regrow_jobs; -1: never).\n"
+"mean use (regrow_jobs; -1: never), and the ratio of reserved to used\n"
+"from the settling on (settled_reserved_used).\n"
 "\n"
 "Exit status: 0 when played, 1 when the policy could not be set, 2 on\n"
 "bad usage.\n");
@@ -244,7 +258,7 @@ static void report_reservation(struct stats *s, long step, int64_t period,
 {
 	long i, settled = 0, regrow = stepped ? -1 : 0, quarter, half;
 	double reserved = mean_ns(s->grant, 0, s->n);
-	double used = mean_ns(s->used, 0, s->n), median, after;
+	double used = mean_ns(s->used, 0, s->n), median, after, settled_used;
 	int64_t *sorted;
 
 	quarter = step / 2;
@@ -267,11 +281,13 @@ static void report_reservation(struct stats *s, long step, int64_t period,
 			break;
 		}
 	}
-	printf("vplay: reserved_ms %.3f used_ms %.3f reserved_used %.2f settle_s %.2f step_late %ld regrow_jobs %ld\n",
+	settled_used = mean_ns(s->used, settled, s->n);
+	printf("vplay: reserved_ms %.3f used_ms %.3f reserved_used %.2f settle_s %.2f step_late %ld regrow_jobs %ld settled_reserved_used %.2f\n",
 	       reserved / NSEC_PER_MSEC, used / NSEC_PER_MSEC,
 	       used ? reserved / used : 0.0,
 	       settled < s->n ? (double)s->frame[settled] * period / NSEC_PER_SEC : -1.0,
-	       s->step_late, regrow);
+	       s->step_late, regrow,
+	       settled_used ? mean_ns(s->grant, settled, s->n) / settled_used : 0.0);
 }
 
 /* Percentile @p of the first @n samples, in ms; sorts them. */
@@ -311,6 +327,7 @@ int main(int argc, char **argv)
 		{ "elastic",     no_argument,       NULL, 'e' },
 		{ "autotune",    no_argument,       NULL, 'a' },
 		{ "work-step",   required_argument, NULL, 'W' },
+		{ "buffer",      required_argument, NULL, 'b' },
 		{ "slice-ms",    required_argument, NULL, 'S' },
 		{ "work",        required_argument, NULL, 'k' },
 		{ "work-dist",   required_argument, NULL, 'D' },
@@ -321,15 +338,16 @@ int main(int argc, char **argv)
 	double fps = 20, work_ms = 10, deadline_ms = 0, seconds = 5;
 	double runtime_ms = 0, slice_ms = 0, work_step = 1;
 	int deadline_policy = 0, elastic = 0, autotune = 0, quiet = 0, opt, ret;
-	int loops = 0, dist = DIST_FIXED;
+	int loops = 0, dist = DIST_FIXED, buffer = 1;
 	double quality, factor;
-	int64_t period, deadline, runtime, t0, release, finish, next_report;
+	int64_t period, deadline, runtime, t0, release, due, finish, next_report;
+	int64_t res_period, res_deadline;
 	int64_t granted, cpu0;
 	long frame, nframes, step, step_index = 0, mark = 0, sec = 0;
 	struct stats s = { 0 };
 	uint32_t seed = 2010;
 
-	while ((opt = getopt_long(argc, argv, "f:w:d:s:p:r:eaW:S:k:D:qh", longopts,
+	while ((opt = getopt_long(argc, argv, "f:w:d:s:p:r:eaW:b:S:k:D:qh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'f':
@@ -365,6 +383,9 @@ int main(int argc, char **argv)
 		case 'W':
 			work_step = arg_double("--work-step", optarg, 0.1, 10);
 			break;
+		case 'b':
+			buffer = arg_long("--buffer", optarg, 1, 50);
+			break;
 		case 'S':
 			slice_ms = arg_double("--slice-ms", optarg, 0.1, 100);
 			break;
@@ -399,8 +420,12 @@ int main(int argc, char **argv)
 	if (elastic)
 		deadline_policy = 1;
 
+	if (buffer > 1 && deadline_ms)
+		usage_error("--deadline-ms is for --buffer=1: a buffered frame is due when displayed");
 	period = (int64_t)(NSEC_PER_SEC / fps);
 	deadline = deadline_ms ? (int64_t)(deadline_ms * NSEC_PER_MSEC) : period;
+	res_period = buffer * period;
+	res_deadline = (buffer - 1) * period + deadline;
 	if (deadline > period)
 		usage_error("--deadline-ms %.2f is longer than the frame period %.2f ms",
 			    deadline_ms, (double)period / NSEC_PER_MSEC);
@@ -412,9 +437,10 @@ int main(int argc, char **argv)
 			    work_ms, work_step, (double)deadline / NSEC_PER_MSEC);
 	/* A frame of the distribution may need more than the deadline: late. */
 	runtime = runtime_ms ? (int64_t)(runtime_ms * NSEC_PER_MSEC) :
-		  autotune ? deadline : (int64_t)(work_ms * 1.25 * NSEC_PER_MSEC);
-	if (runtime > deadline)
-		runtime = deadline;
+		  autotune ? res_deadline :
+		  (int64_t)(buffer * work_ms * 1.25 * NSEC_PER_MSEC);
+	if (runtime > res_deadline)
+		runtime = res_deadline;
 	if (!deadline_policy && runtime_ms)
 		usage_error("--runtime-ms needs --policy=deadline");
 	if (deadline_policy && slice_ms)
@@ -432,14 +458,14 @@ int main(int argc, char **argv)
 	if (loops)
 		calibrate_loops();
 	if (deadline_policy) {
-		ret = dl_set_deadline(0, runtime, deadline, period,
+		ret = dl_set_deadline(0, runtime, res_deadline, res_period,
 				      (elastic ? FLAG_ELASTIC : 0) |
 				      (autotune ? FLAG_AUTOTUNE : 0));
 		if (ret) {
 			fprintf(stderr, "vplay: SCHED_DEADLINE runtime %.2f ms deadline %.2f ms period %.2f ms: %s%s\n",
 				(double)runtime / NSEC_PER_MSEC,
-				(double)deadline / NSEC_PER_MSEC,
-				(double)period / NSEC_PER_MSEC, strerror(-ret),
+				(double)res_deadline / NSEC_PER_MSEC,
+				(double)res_period / NSEC_PER_MSEC, strerror(-ret),
 				ret == -EBUSY ? " (not enough bandwidth left: see /proc/sched_deadline_users)" :
 				ret == -EPERM ? " (not allowed for this user)" : "");
 			return 1;
@@ -458,13 +484,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("vplay: fps %.0f work_ms %.2f deadline_ms %.2f policy %s runtime_ms %.2f frames %ld work %s work_dist %s\n",
-	       fps, work_ms, (double)deadline / NSEC_PER_MSEC,
+	printf("vplay: fps %.0f work_ms %.2f deadline_ms %.2f policy %s runtime_ms %.2f frames %ld work %s work_dist %s buffer %d\n",
+	       fps, work_ms, (double)res_deadline / NSEC_PER_MSEC,
 	       autotune ? "autotune" : elastic ? "elastic" :
 	       deadline_policy ? "deadline" : "other",
 	       deadline_policy ? (double)runtime / NSEC_PER_MSEC : 0.0,
 	       nframes, loops ? "loops" : "cpu",
-	       dist == DIST_GOP ? "gop" : dist == DIST_HEAVY ? "heavy" : "fixed");
+	       dist == DIST_GOP ? "gop" : dist == DIST_HEAVY ? "heavy" : "fixed",
+	       buffer);
 	if (loops)
 		printf("vplay: calibrated loops_per_us %.1f\n", loops_per_ns * 1000);
 	fflush(stdout);
@@ -479,12 +506,15 @@ int main(int argc, char **argv)
 	next_report = t0 + NSEC_PER_SEC;
 	step = nframes / 2;
 	for (frame = 0; frame < nframes; frame++) {
-		release = t0 + frame * period;
+		/* Decoding starts at the first frame of the buffer's period. */
+		release = t0 + (frame - frame % buffer) * period;
+		due = t0 + (frame + buffer - 1) * period + deadline;
 		factor = frame_work(dist, frame, &seed) *
 			 (frame < step ? 1 : work_step);
-		sleep_until(release);
+		if (frame % buffer == 0)
+			sleep_until(release);
 		s.frames++;
-		if (clock_ns(CLOCK_MONOTONIC) > release + deadline) {
+		if (clock_ns(CLOCK_MONOTONIC) > due) {
 			s.dropped++;
 			goto next;
 		}
@@ -497,11 +527,11 @@ int main(int argc, char **argv)
 		cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		work((int64_t)(work_ms * factor * quality * NSEC_PER_MSEC));
 		finish = clock_ns(CLOCK_MONOTONIC);
-		s.grant[s.n] = granted;
+		s.grant[s.n] = granted / buffer;
 		s.used[s.n] = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 		s.frame[s.n] = frame;
-		s.lat[s.n++] = finish - (release + deadline);
-		if (finish > release + deadline) {
+		s.lat[s.n++] = finish - due;
+		if (finish > due) {
 			s.late++;
 			s.step_late += frame >= step;
 		} else {

@@ -273,6 +273,24 @@ vplay_loops() {
 }
 check "vplay --work loops --work-dist gop calibrates and plays every frame" vplay_loops
 
+# Decoding ahead: five frames of 30 ms at once every 200 ms, each due
+# when displayed, five frame periods after its own (the last of a batch
+# at 150 ms of work has 360 ms); due at their own period's end, as
+# without a buffer, the last three of each batch would be late.
+bad_values vplay --buffer "-s 0.1" abc -1 0 51 ""
+check "vplay --buffer with --deadline-ms is rejected" \
+	usage_fails vplay --buffer 2 --deadline-ms 10 -s 0.1
+vplay_buffered() {
+	$T "$BIN/vplay" --fps 25 --work-ms 30 --seconds 1 --quiet --buffer 5 \
+		>"$TMP/out" 2>"$TMP/err" || return 1
+	grep -qE '^vplay: fps 25 work_ms 30.00 deadline_ms 200.00 .* buffer 5$' "$TMP/out" &&
+	grep -qE '^vplay: total frames 25 on_time 25 late 0 dropped 0 ' "$TMP/out" || {
+		diag <"$TMP/out"
+		return 1
+	}
+}
+check "vplay --buffer 5 decodes ahead, each frame due when displayed" vplay_buffered
+
 bad_values vplay --slice-ms "-s 0.1" abc -1 0 0.05 101 ""
 check "vplay --slice-ms with --policy deadline is rejected" \
 	usage_fails vplay --slice-ms 1 --policy deadline -s 0.1
