@@ -16,6 +16,8 @@
  *             reservation, with N - 1 other elastic reservations in the
  *             pool, all rescaled by every call from N = 40 on
  *   hardN     the same for a hard reservation beside N elastic ones
+ *   idle1000  the same beside 1000 sleeping processes without a
+ *             reservation: what that many processes cost by themselves
  *
  * One line per benchmark: "ovh NAME rate N" (operations per second, of
  * the benchmark's clock).
@@ -158,13 +160,17 @@ static long bench_setattr(double seconds, int unused __attribute__((unused)))
 #define FLAG_ELASTIC	0x80ULL
 #define ELASTIC_MAX	1000
 
-/* Sleep as a player does between frames, with @runtime of 100 ms. */
+/*
+ * Sleep as a player does between frames, with @runtime of 100 ms; with
+ * @runtime 0 under SCHED_OTHER.
+ */
 static pid_t sleeping_reservation(uint64_t runtime, uint64_t flags)
 {
 	pid_t pid = fork();
 
 	if (!pid) {
-		if (dl_set_deadline(0, runtime, 100000000, 100000000, flags))
+		if (runtime &&
+		    dl_set_deadline(0, runtime, 100000000, 100000000, flags))
 			_exit(1);
 		pause();
 		_exit(0);
@@ -180,11 +186,12 @@ static pid_t sleeping_reservation(uint64_t runtime, uint64_t flags)
  * are scaled and each change of either kind changes every grant. They
  * belong to children that sleep, as players between frames do; the
  * caller stays SCHED_OTHER, so that what is timed is the admission and
- * the rescaling, not a budget of its own.
+ * the rescaling, not a budget of its own. With @idle the others have no
+ * reservation.
  */
-static long bench_change(double seconds, int pool, bool hard)
+static long bench_change(double seconds, int pool, bool hard, bool idle)
 {
-	uint64_t runtime = pool > 100 ? 500000 : 5000000;
+	uint64_t runtime = idle ? 0 : pool > 100 ? 500000 : 5000000;
 	struct dl_attr attr = {
 		.sched_policy = SCHED_DEADLINE,
 		.sched_flags = hard ? 0 : FLAG_ELASTIC,
@@ -212,7 +219,7 @@ static long bench_change(double seconds, int pool, bool hard)
 	/* Wait for the requests; a refused one exits. */
 	end = mono_seconds() + 60;
 	for (i = 0; i < started && mono_seconds() < end; i++)
-		while (sched_getscheduler(pids[i]) != SCHED_DEADLINE &&
+		while (runtime && sched_getscheduler(pids[i]) != SCHED_DEADLINE &&
 		       mono_seconds() < end)
 			usleep(10000);
 	if (i < started)
@@ -241,12 +248,17 @@ static long bench_change(double seconds, int pool, bool hard)
 
 static long bench_elastic(double seconds, int pool)
 {
-	return bench_change(seconds, pool, false);
+	return bench_change(seconds, pool, false, false);
 }
 
 static long bench_hard(double seconds, int pool)
 {
-	return bench_change(seconds, pool, true);
+	return bench_change(seconds, pool, true, false);
+}
+
+static long bench_hard_idle(double seconds, int pool)
+{
+	return bench_change(seconds, pool, true, true);
 }
 
 static const struct {
@@ -267,6 +279,7 @@ static const struct {
 	{ "hard10", bench_hard, 10, mono_seconds },
 	{ "hard100", bench_hard, 100, mono_seconds },
 	{ "hard1000", bench_hard, ELASTIC_MAX, mono_seconds },
+	{ "idle1000", bench_hard_idle, ELASTIC_MAX, mono_seconds },
 };
 #define NR_BENCHES	((int)(sizeof(benches) / sizeof(benches[0])))
 
@@ -279,7 +292,8 @@ static void usage(void)
 "(a new SCHED_DEADLINE reservation each call, per second of its own CPU\n"
 "time), elasticN (changing one of N elastic reservations) and hardN\n"
 "(changing a hard reservation beside N elastic ones), N = 1, 10, 100,\n"
-"1000 and 0, 10, 100, 1000.\n"
+"1000 and 0, 10, 100, 1000, and idle1000 (the same beside 1000 sleeping\n"
+"processes without a reservation).\n"
 "Default: pipe fork pty setattr.\n"
 "\n"
 "  -s, --seconds=S   time per benchmark (default 2, 0.1..600)\n"
@@ -315,7 +329,8 @@ int main(int argc, char **argv)
 	/* The elastic ones need CONFIG_SCHED_DEADLINE_ELASTIC: on request. */
 	for (j = 0; j < NR_BENCHES; j++)
 		selected[j] = optind == argc && !benches[j].arg &&
-			      strncmp(benches[j].name, "hard", 4);
+			      strncmp(benches[j].name, "hard", 4) &&
+			      strncmp(benches[j].name, "idle", 4);
 	for (i = optind; i < argc; i++) {
 		for (j = 0; j < NR_BENCHES && strcmp(argv[i], benches[j].name); j++)
 			;

@@ -152,9 +152,10 @@ static void usage(void)
 "--buffer=N a frame's share of the runtime is 1/N of it), when the\n"
 "grant settled (settle_s: from then to the step within 25%% of its median\n"
 "over the second quarter of the run), late frames from the step on\n"
-"(step_late) and frames from the step until the grant covered the new\n"
-"mean use (regrow_jobs; -1: never), and the ratio of reserved to used\n"
-"from the settling on (settled_reserved_used).\n"
+"(step_late) and jobs (frames, or batches of --buffer frames) from the\n"
+"step until the grant covered the new mean use (regrow_jobs; -1: never),\n"
+"and the ratio of reserved to used from the settling on\n"
+"(settled_reserved_used).\n"
 "\n"
 "Exit status: 0 when played, 1 when the policy could not be set, 2 on\n"
 "bad usage.\n");
@@ -251,10 +252,10 @@ static double mean_ns(const int64_t *v, long from, long to)
 /*
  * The reservation against the work: see the help text. @step is the
  * index of the first frame played at --work-step, @period the frame
- * period.
+ * period, @buffer the frames of a job.
  */
 static void report_reservation(struct stats *s, long step, int64_t period,
-			       int stepped)
+			       int buffer, int stepped)
 {
 	long i, settled = 0, regrow = stepped ? -1 : 0, quarter, half;
 	double reserved = mean_ns(s->grant, 0, s->n);
@@ -277,7 +278,7 @@ static void report_reservation(struct stats *s, long step, int64_t period,
 	after = mean_ns(s->used, s->n - (s->n - step) / 2, s->n);
 	for (i = step; stepped && i < s->n; i++) {
 		if (s->grant[i] >= after) {
-			regrow = i - step;
+			regrow = (i - step) / buffer;
 			break;
 		}
 	}
@@ -550,7 +551,7 @@ next:
 	}
 	report("total", &s, 0);
 	if (deadline_policy && step_index)
-		report_reservation(&s, step_index, period, work_step != 1);
+		report_reservation(&s, step_index, period, buffer, work_step != 1);
 	if (autotune) {
 		struct dl_attr a;
 

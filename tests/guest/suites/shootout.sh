@@ -260,7 +260,8 @@ echo -cpuset > $cg/cgroup.subtree_control
 
 echo "shootout: elastic admission cost: root's sched_setattr() changing one of N elastic requests"
 echo "shootout: (up to 100 of 5% of 100 ms each, 1000 of 0.5%: scaled from 40 on, so that every call changes"
-echo "shootout: every grant), and changing a hard reservation beside them; goal: at most 2x the cost with none"
+echo "shootout: every grant), and changing a hard reservation beside them; goal: at most 2x the cost with none;"
+echo "shootout: \"1000 plain\": the hard change beside 1000 sleeping processes without a reservation"
 printf '%-14s %12s %12s %12s %12s\n' reservations elastic_us ratio_to_1 hard_us ratio_to_0
 rate_of() {
 	ovh --seconds 2 $1 | sed -n "s/^ovh $1 rate //p"
@@ -278,4 +279,14 @@ for n in 1 10 100 1000; do
 	awk -v n=$n -v e=$e -v h=$h -v e1=$elastic1 -v h0=$hard0 'BEGIN {
 		printf "%-14s %12.1f %12.1f %12.1f %12.1f\n", n, 1e6 / e, e1 / e, 1e6 / h, h0 / h }'
 done
+# The same hard change beside 1000 sleeping processes that reserve
+# nothing: what the processes cost by themselves (caches, TLB under TCG).
+h=$(rate_of idle1000)
+if [ -n "$h" ] && [ "$h" -gt 0 ] && [ -n "$hard0" ]; then
+	awk -v h=$h -v h0=$hard0 'BEGIN {
+		printf "%-14s %12s %12s %12.1f %12.1f\n", "1000 plain", "-", "-", 1e6 / h, h0 / h }'
+else
+	echo "shootout: ovh idle1000 failed"
+	bad=1
+fi
 exit $bad
