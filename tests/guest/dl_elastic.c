@@ -642,6 +642,38 @@ TEST_F(dl_elastic, autotune_settles_within_window)
 	munmap((void *)work_us, sizeof(*work_us));
 }
 
+/*
+ * A task that falls behind its work does not sleep, so its job does not
+ * end: the request must rise while the job runs, not when it ends. 5 ms
+ * every 50 ms, learned; then jobs of 1 s of CPU time, which under the
+ * cap of 15 ms a period take seconds: within 1 s the request is at least
+ * twice what the 5 ms jobs had (it rises towards the cap, where the
+ * grant stops following it).
+ */
+TEST_F(dl_elastic, autotune_rises_within_a_long_job)
+{
+	volatile long *work_us = mmap(NULL, sizeof(*work_us),
+				      PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long learned;
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, work_us);
+	*work_us = 5000;
+	pid = start_job(work_us);
+	ASSERT_LT(0, pid);
+	tt_sleep(1.5);
+	learned = (long)(sched_field(pid, "dl.elastic_runtime") / 1000);
+	ASSERT_LT(0, learned);
+	*work_us = 1000000;
+	EXPECT_REQUEST(pid, 2 * learned, JOB_PERIOD_US, 1, "a job of 1 s");
+	if (!__test_passed(_metadata))
+		dump_task(pid);
+	kill(pid, SIGKILL);
+	tt_wait(pid, 3);
+	munmap((void *)work_us, sizeof(*work_us));
+}
+
 #define TRACING		"/sys/kernel/tracing"
 #define AUTOTUNE_EVENT	TRACING "/events/sched/sched_dl_autotune/enable"
 

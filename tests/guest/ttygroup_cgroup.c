@@ -315,8 +315,12 @@ static pid_t start_session(struct __test_metadata *_metadata,
 	}
 	pid = ret;
 
-	/* Both threads up: the second one is forked inside the cgroup too. */
-	for (i = 0; i < 100; i++) {
+	/*
+	 * Both threads up: the second one is forked inside the cgroup too.
+	 * In the weight 1 cgroup beside a hog of weight 100 that takes up to
+	 * 100 times as long: 2 s were not always enough under TCG.
+	 */
+	for (i = 0; i < 500; i++) {
 		n = tt_tids(pid, tids, 4);
 		if (n >= 2)
 			break;
