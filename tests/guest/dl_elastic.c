@@ -523,6 +523,24 @@ static void dump_task(pid_t pid)
 	}
 }
 
+/* The work of a job's next periods, which the test changes as it runs. */
+static volatile long *shared_work(void)
+{
+	return mmap(NULL, sizeof(long), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+}
+
+/* Kill the job of a test, after logging what it was doing if it failed. */
+static void stop_job(struct __test_metadata *_metadata, pid_t pid,
+		     volatile long *work_us)
+{
+	if (!__test_passed(_metadata))
+		dump_task(pid);
+	kill(pid, SIGKILL);
+	tt_wait(pid, 3);
+	munmap((void *)work_us, sizeof(*work_us));
+}
+
 /* Poll the learned request of @pid, in us, until in [@lo, @hi]. */
 static long wait_request(pid_t pid, long lo, long hi, double seconds)
 {
@@ -571,9 +589,7 @@ static long demand_us(pid_t pid, double seconds)
  */
 TEST_F(dl_elastic, autotune_follows_demand)
 {
-	volatile long *work_us = mmap(NULL, sizeof(*work_us),
-				      PROT_READ | PROT_WRITE,
-				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	volatile long *work_us = shared_work();
 	struct sched_attr a;
 	long mean;
 	pid_t pid;
@@ -605,11 +621,7 @@ TEST_F(dl_elastic, autotune_follows_demand)
 
 	ASSERT_EQ(0, dt_getattr(pid, &a));
 	EXPECT_GE((uint64_t)sched_field(pid, "dl.elastic_runtime"), a.sched_runtime);
-	if (!__test_passed(_metadata))
-		dump_task(pid);
-	kill(pid, SIGKILL);
-	tt_wait(pid, 3);
-	munmap((void *)work_us, sizeof(*work_us));
+	stop_job(_metadata, pid, work_us);
 }
 
 /*
@@ -622,9 +634,7 @@ TEST_F(dl_elastic, autotune_follows_demand)
  */
 TEST_F(dl_elastic, autotune_settles_within_window)
 {
-	volatile long *work_us = mmap(NULL, sizeof(*work_us),
-				      PROT_READ | PROT_WRITE,
-				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	volatile long *work_us = shared_work();
 	long mean;
 	pid_t pid;
 
@@ -635,11 +645,7 @@ TEST_F(dl_elastic, autotune_settles_within_window)
 	tt_sleep(0.3);
 	mean = demand_us(pid, 0.3);
 	EXPECT_REQUEST(pid, mean, 2 * mean + 1000, 0.05, "0.6 s after the start");
-	if (!__test_passed(_metadata))
-		dump_task(pid);
-	kill(pid, SIGKILL);
-	tt_wait(pid, 3);
-	munmap((void *)work_us, sizeof(*work_us));
+	stop_job(_metadata, pid, work_us);
 }
 
 /*
@@ -652,9 +658,7 @@ TEST_F(dl_elastic, autotune_settles_within_window)
  */
 TEST_F(dl_elastic, autotune_rises_within_a_long_job)
 {
-	volatile long *work_us = mmap(NULL, sizeof(*work_us),
-				      PROT_READ | PROT_WRITE,
-				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	volatile long *work_us = shared_work();
 	long learned;
 	pid_t pid;
 
@@ -667,11 +671,7 @@ TEST_F(dl_elastic, autotune_rises_within_a_long_job)
 	ASSERT_LT(0, learned);
 	*work_us = 1000000;
 	EXPECT_REQUEST(pid, 2 * learned, JOB_PERIOD_US, 1, "a job of 1 s");
-	if (!__test_passed(_metadata))
-		dump_task(pid);
-	kill(pid, SIGKILL);
-	tt_wait(pid, 3);
-	munmap((void *)work_us, sizeof(*work_us));
+	stop_job(_metadata, pid, work_us);
 }
 
 #define TRACING		"/sys/kernel/tracing"
@@ -687,9 +687,7 @@ TEST_F(dl_elastic, autotune_rises_within_a_long_job)
  */
 TEST_F(dl_elastic, autotune_traced)
 {
-	volatile long *work_us = mmap(NULL, sizeof(*work_us),
-				      PROT_READ | PROT_WRITE,
-				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	volatile long *work_us = shared_work();
 	long long request, last = -1, lo = 100000, hi = JOB_PERIOD_US * 1000LL;
 	char want[32], *line, *p;
 	int events = 0, bad = 0, near = 0;
@@ -748,9 +746,7 @@ TEST_F(dl_elastic, autotune_traced)
  */
 TEST_F(dl_elastic, autotune_within_cap)
 {
-	volatile long *work_us = mmap(NULL, sizeof(*work_us),
-				      PROT_READ | PROT_WRITE,
-				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	volatile long *work_us = shared_work();
 	long long req;
 	pid_t pids[3];
 	int i, held;
