@@ -16,6 +16,8 @@
  *             reservation, with N - 1 other elastic reservations in the
  *             pool, all rescaled by every call from N = 40 on
  *   hardN     the same for a hard reservation beside N elastic ones
+ *   dl1000    the same beside 1000 hard reservations of 0.1%: what that
+ *             many reservations cost without the elastic code
  *   idle1000  the same beside 1000 sleeping processes without a
  *             reservation: what that many processes cost by themselves
  *
@@ -179,6 +181,28 @@ static pid_t sleeping_reservation(uint64_t runtime, uint64_t flags)
 }
 
 /*
+ * Whether @pid sleeps: a child still on its way to pause() would be timed
+ * as load beside the benchmark.
+ */
+static bool asleep(pid_t pid)
+{
+	char path[32], buf[512], *state;
+	bool ret = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f)) {
+		state = strrchr(buf, ')');
+		ret = state && state[1] == ' ' && state[2] == 'S';
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
  * sched_setattr() calls per second changing the request of one of @pool
  * elastic reservations (@hard false), or a hard reservation beside them.
  * The elastic ones belong to root and share the root domain: 5% each up
@@ -186,12 +210,18 @@ static pid_t sleeping_reservation(uint64_t runtime, uint64_t flags)
  * are scaled and each change of either kind changes every grant. They
  * belong to children that sleep, as players between frames do; the
  * caller stays SCHED_OTHER, so that what is timed is the admission and
- * the rescaling, not a budget of its own. With @idle the others have no
- * reservation.
+ * the rescaling, not a budget of its own. @others says what the others
+ * hold: elastic reservations, hard ones of 0.1% each (what that many
+ * reservations cost without the elastic code), or nothing.
  */
-static long bench_change(double seconds, int pool, bool hard, bool idle)
+enum others { OTHERS_ELASTIC, OTHERS_HARD, OTHERS_NONE };
+
+static long bench_change(double seconds, int pool, bool hard, enum others others)
 {
-	uint64_t runtime = idle ? 0 : pool > 100 ? 500000 : 5000000;
+	uint64_t runtime = others == OTHERS_NONE ? 0 :
+			   others == OTHERS_HARD ? 100000 :
+			   pool > 100 ? 500000 : 5000000;
+	uint64_t others_flags = others == OTHERS_ELASTIC ? FLAG_ELASTIC : 0;
 	struct dl_attr attr = {
 		.sched_policy = SCHED_DEADLINE,
 		.sched_flags = hard ? 0 : FLAG_ELASTIC,
@@ -206,7 +236,7 @@ static long bench_change(double seconds, int pool, bool hard, bool idle)
 	if (!pids)
 		return -1;
 	for (i = 0; i < pool; i++) {
-		pids[i] = sleeping_reservation(runtime, FLAG_ELASTIC);
+		pids[i] = sleeping_reservation(runtime, others_flags);
 		if (pids[i] < 0)
 			break;
 		started++;
@@ -216,11 +246,11 @@ static long bench_change(double seconds, int pool, bool hard, bool idle)
 		if (pids[pool] > 0)
 			started++;
 	}
-	/* Wait for the requests; a refused one exits. */
+	/* Wait for the requests and the sleep; a refused one exits. */
 	end = mono_seconds() + 60;
 	for (i = 0; i < started && mono_seconds() < end; i++)
-		while (runtime && sched_getscheduler(pids[i]) != SCHED_DEADLINE &&
-		       mono_seconds() < end)
+		while (((runtime && sched_getscheduler(pids[i]) != SCHED_DEADLINE) ||
+			!asleep(pids[i])) && mono_seconds() < end)
 			usleep(10000);
 	if (i < started)
 		err = ESRCH;
@@ -248,17 +278,22 @@ static long bench_change(double seconds, int pool, bool hard, bool idle)
 
 static long bench_elastic(double seconds, int pool)
 {
-	return bench_change(seconds, pool, false, false);
+	return bench_change(seconds, pool, false, OTHERS_ELASTIC);
 }
 
 static long bench_hard(double seconds, int pool)
 {
-	return bench_change(seconds, pool, true, false);
+	return bench_change(seconds, pool, true, OTHERS_ELASTIC);
+}
+
+static long bench_hard_beside_hard(double seconds, int pool)
+{
+	return bench_change(seconds, pool, true, OTHERS_HARD);
 }
 
 static long bench_hard_idle(double seconds, int pool)
 {
-	return bench_change(seconds, pool, true, true);
+	return bench_change(seconds, pool, true, OTHERS_NONE);
 }
 
 static const struct {
@@ -279,6 +314,7 @@ static const struct {
 	{ "hard10", bench_hard, 10, mono_seconds },
 	{ "hard100", bench_hard, 100, mono_seconds },
 	{ "hard1000", bench_hard, ELASTIC_MAX, mono_seconds },
+	{ "dl1000", bench_hard_beside_hard, ELASTIC_MAX, mono_seconds },
 	{ "idle1000", bench_hard_idle, ELASTIC_MAX, mono_seconds },
 };
 #define NR_BENCHES	((int)(sizeof(benches) / sizeof(benches[0])))
@@ -292,8 +328,8 @@ static void usage(void)
 "(a new SCHED_DEADLINE reservation each call, per second of its own CPU\n"
 "time), elasticN (changing one of N elastic reservations) and hardN\n"
 "(changing a hard reservation beside N elastic ones), N = 1, 10, 100,\n"
-"1000 and 0, 10, 100, 1000, and idle1000 (the same beside 1000 sleeping\n"
-"processes without a reservation).\n"
+"1000 and 0, 10, 100, 1000, dl1000 (the same beside 1000 hard reservations\n"
+"of 0.1%%) and idle1000 (beside 1000 sleeping processes without one).\n"
 "Default: pipe fork pty setattr.\n"
 "\n"
 "  -s, --seconds=S   time per benchmark (default 2, 0.1..600)\n"
@@ -330,6 +366,7 @@ int main(int argc, char **argv)
 	for (j = 0; j < NR_BENCHES; j++)
 		selected[j] = optind == argc && !benches[j].arg &&
 			      strncmp(benches[j].name, "hard", 4) &&
+			      strncmp(benches[j].name, "dl", 2) &&
 			      strncmp(benches[j].name, "idle", 4);
 	for (i = optind; i < argc; i++) {
 		for (j = 0; j < NR_BENCHES && strcmp(argv[i], benches[j].name); j++)
