@@ -27,3 +27,40 @@ for terms in 2 8; do
 	done
 done
 echo 1 > $sysctl
+
+# What a group level costs a wakeup-heavy task, side by side in one boot:
+# boots differ by tens of percent under TCG (the overhead table's noise
+# column), rounds within one boot much less. ptyrun gives each run a new
+# session, so it lands in a tty group, an autogroup or neither.
+autogroup=/proc/sys/kernel/sched_autogroup_enabled
+rates=/tmp/bench-groups
+: > $rates
+for round in 1 2 3 4 5; do
+	for grouping in none tty autogroup; do
+		echo 0 > $sysctl && echo 0 > $autogroup || exit 1
+		[ $grouping = tty ] && echo 1 > $sysctl
+		[ $grouping = autogroup ] && echo 1 > $autogroup
+		ptyrun -- ovh --seconds 2 pipe setattr | sed "s/^ovh /$grouping /" >> $rates
+	done
+done
+echo 1 > $sysctl
+echo 0 > $autogroup
+echo "bench: one group level, in one boot: ovh pipe (ping-pong on one CPU) and setattr (a SCHED_DEADLINE"
+echo "bench: change) in a terminal of their own, per-tty groups vs autogroup vs neither; medians of 5 rounds"
+printf '%-10s %12s %8s %12s %8s\n' grouping pipe_ops ratio setattr_ops ratio
+median() {
+	awk -v g=$1 -v b=$2 '$1 == g && $2 == b && $4 > 0 { v[n++] = $4 }
+		END { if (n < 5) exit
+		      for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
+			      if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		      print v[2] }' $rates
+}
+pipe0=$(median none pipe) setattr0=$(median none setattr)
+[ -n "$pipe0" ] && [ -n "$setattr0" ] || { echo "bench: ovh failed"; exit 1; }
+for grouping in none tty autogroup; do
+	p=$(median $grouping pipe) s=$(median $grouping setattr)
+	[ -n "$p" ] && [ -n "$s" ] || { echo "bench: ovh failed under $grouping"; exit 1; }
+	awk -v g=$grouping -v p=$p -v s=$s -v p0=$pipe0 -v s0=$setattr0 'BEGIN {
+		printf "%-10s %12d %8.2f %12d %8.2f\n", g, p, p / p0, s, s / s0 }'
+done
+rm -f $rates
