@@ -1,6 +1,7 @@
 #!/bin/sh
 # CPU share of the single hog of terminal 0 against terminals of N hogs,
 # all on CPU 0, with per-tty groups off and on. Booted with noautogroup.
+. /suites/lib.sh
 sysctl=/proc/sys/kernel/sched_tty_sched_enabled
 seconds=${BENCH_SECONDS:-3}
 
@@ -48,17 +49,10 @@ echo 0 > $autogroup
 echo "bench: one group level, in one boot: ovh pipe (ping-pong on one CPU) and setattr (a SCHED_DEADLINE"
 echo "bench: change) in a terminal of their own, per-tty groups vs autogroup vs neither; medians of 5 rounds"
 printf '%-10s %12s %8s %12s %8s\n' grouping pipe_ops ratio setattr_ops ratio
-median() {
-	awk -v g=$1 -v b=$2 '$1 == g && $2 == b && $4 > 0 { v[n++] = $4 }
-		END { if (n < 5) exit
-		      for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
-			      if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		      print v[2] }' $rates
-}
-pipe0=$(median none pipe) setattr0=$(median none setattr)
+pipe0=$(median_rate $rates "none pipe" 5) setattr0=$(median_rate $rates "none setattr" 5)
 [ -n "$pipe0" ] && [ -n "$setattr0" ] || { echo "bench: ovh failed"; exit 1; }
 for grouping in none tty autogroup; do
-	p=$(median $grouping pipe) s=$(median $grouping setattr)
+	p=$(median_rate $rates "$grouping pipe" 5) s=$(median_rate $rates "$grouping setattr" 5)
 	[ -n "$p" ] && [ -n "$s" ] || { echo "bench: ovh failed under $grouping"; exit 1; }
 	awk -v g=$grouping -v p=$p -v s=$s -v p0=$pipe0 -v s0=$setattr0 'BEGIN {
 		printf "%-10s %12d %8.2f %12d %8.2f\n", g, p, p / p0, s, s / s0 }'

@@ -2,7 +2,7 @@
 # Sourced by the guest suites: run BINARY [harness args] runs one test binary
 # and puts back what a test killed by its timeout (which skips the fixture
 # teardown) may have left: the sysctl's boot value and the test cgroup.
-# Sets fail=1 on any problem.
+# Sets fail=1 on any problem. median_rate is for the benchmark suites.
 SYSCTL=/proc/sys/kernel/sched_tty_sched_enabled
 CG=/sys/fs/cgroup/dstest
 T=/tests
@@ -39,4 +39,16 @@ run() {
 		done
 		fail=1
 	fi
+}
+
+# median_rate FILE NAME ROUNDS: the median rate of FILE's "NAME rate N"
+# lines (ovh's, NAME its two first words), or nothing unless each of the
+# ROUNDS rounds gave one: TCG's speed drifts within a boot, so benchmarks
+# interleave their rounds and read a median.
+median_rate() {
+	awk -v name="$2" -v rounds=$3 '$1 " " $2 == name && $3 == "rate" && $4 > 0 { v[n++] = $4 }
+		END { if (n < rounds) exit
+		      for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
+			      if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		      print v[int(n / 2)] }' "$1"
 }
