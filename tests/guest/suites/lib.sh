@@ -41,12 +41,14 @@ run() {
 	fi
 }
 
-# median_rate FILE NAME ROUNDS: the median rate of FILE's "NAME rate N"
-# lines (ovh's, NAME its two first words), or nothing unless each of the
-# ROUNDS rounds gave one: TCG's speed drifts within a boot, so benchmarks
-# interleave their rounds and read a median.
+# median_rate FILE NAME ROUNDS [KIND]: the median of FILE's "NAME KIND N"
+# lines (ovh's, NAME its two first words; KIND rate, or best for the
+# fastest batch), or nothing unless each of the ROUNDS rounds gave one:
+# TCG's speed drifts within a boot, so benchmarks interleave their rounds
+# and read a median.
 median_rate() {
-	awk -v name="$2" -v rounds=$3 '$1 " " $2 == name && $3 == "rate" && $4 > 0 { v[n++] = $4 }
+	awk -v name="$2" -v rounds=$3 -v kind=${4:-rate} \
+		'$1 " " $2 == name && $3 == kind && $4 > 0 { v[n++] = $4 }
 		END { if (n < rounds) exit
 		      for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
 			      if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
