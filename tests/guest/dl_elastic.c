@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -449,6 +450,227 @@ TEST_F(dl_elastic, change_and_leave)
 	ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
 	EXPECT_GRANT(1, us(200), GROW_S);
 	tt_cmd(1, TT_OP_EXIT, 0, 0);
+}
+
+/* ---- dying elastic reservations ---------------------------------- */
+
+/* A child of @uid (0: root) that sleeps under SCHED_OTHER; -1 on error. */
+static pid_t sleeper(uid_t uid)
+{
+	int pipefd[2];
+	char ok = 0;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(pipefd[0]);
+		if (uid && setresuid(uid, uid, uid))
+			_exit(1);
+		if (write(pipefd[1], "y", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pipefd[1]);
+	if (pid > 0 && read(pipefd[0], &ok, 1) != 1) {
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(pipefd[0]);
+	return pid;
+}
+
+/*
+ * As @uid, give each of @pids an elastic request of @runtime every 100 ms,
+ * from another task: the sleepers never run on their reservations before
+ * they are killed. The number of requests that failed.
+ */
+static int reserve_elastic(uid_t uid, const pid_t *pids, int n, uint64_t runtime)
+{
+	int i, status, bad = 0;
+	pid_t pid;
+
+	if (!uid) {
+		for (i = 0; i < n; i++)
+			bad += !!dt_set_dl(pids[i], runtime, PERIOD_US * 1000ULL,
+					   SCHED_FLAG_DL_ELASTIC);
+		return bad;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (setresuid(uid, uid, uid))
+			_exit(255);
+		_exit(reserve_elastic(0, pids, n, runtime));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return n;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * A child of @uid that asks @pct percent of a CPU, hard, and sleeps: its
+ * pid, or -errno from sched_setattr().
+ */
+static pid_t sleeping_hard(uid_t uid, int pct)
+{
+	int pipefd[2], ret = -EIO;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		close(pipefd[0]);
+		if (!uid || !setresuid(uid, uid, uid))
+			ret = dt_set_dl(0, pct * PERIOD_US * 10ULL, PERIOD_US * 1000ULL, 0);
+		if (write(pipefd[1], &ret, sizeof(ret)) != sizeof(ret) || ret)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pipefd[1]);
+	if (pid < 0 || read(pipefd[0], &ret, sizeof(ret)) != sizeof(ret))
+		ret = -EIO;
+	close(pipefd[0]);
+	if (pid > 0 && ret) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return ret ?: pid;
+}
+
+/*
+ * How long a dead task's bandwidth may stay held after it was reaped: the
+ * 0-lag time of what it ran of its 100 ms period on its way out, and the
+ * replan after it.
+ */
+#define HELD_MAX_S	0.15
+
+/* When total_bw is @want again, polled without a sleep for up to @seconds. */
+static double back_at(int64_t want, double seconds)
+{
+	double end = mono_seconds() + seconds;
+
+	while (dt_total_bw() != want && mono_seconds() < end)
+		;
+	return mono_seconds();
+}
+
+/*
+ * @rounds times: @n sleeping elastic reservations of @uid asking @runtime
+ * each, more than their pools hold, so that the grants fill them; all
+ * killed and reaped. Then, at once, with no sleep, the bandwidth they
+ * held must be free to what a user would try: @nr_probes hard
+ * reservations of @probe_pct each for @probe_uid, all of them at once.
+ * What may still be held is what the last of them ran of their period
+ * on the way out, by the 0-lag rule that bounds the CPU time of a kill
+ * loop (a few of their grants: the probes leave 10% of the root domain
+ * and 5% of the cap for it), and all of it is free within HELD_MAX_S.
+ */
+static void kill_and_probe(struct __test_metadata *_metadata, int64_t base_bw,
+			   uid_t uid, int n, uint64_t runtime, uid_t probe_uid,
+			   int probe_pct, int nr_probes, int rounds)
+{
+	pid_t pids[100], probes[2];
+	double reaped, back;
+	int r, i, held;
+	int64_t bw;
+
+	ASSERT_GE(100, n);
+	ASSERT_GE(2, nr_probes);
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < n; i++) {
+			pids[i] = sleeper(uid);
+			ASSERT_LT(0, pids[i]);
+		}
+		ASSERT_EQ(0, reserve_elastic(uid, pids, n, runtime));
+		for (i = 0; i < n; i++)
+			kill(pids[i], SIGKILL);
+		for (i = 0; i < n; i++)
+			waitpid(pids[i], NULL, 0);
+		reaped = mono_seconds();
+		bw = dt_total_bw();
+		held = uid ? reserved(uid) : 0;
+		for (i = 0; i < nr_probes; i++)
+			probes[i] = sleeping_hard(probe_uid, probe_pct);
+		for (i = 0; i < nr_probes; i++) {
+			EXPECT_LT(0, probes[i])
+				TH_LOG("round %d: probe %d of %d%% for uid %d right after the reaping: %s",
+				       r, i, probe_pct, probe_uid, strerror(-probes[i]));
+		}
+		for (i = 0; i < nr_probes; i++) {
+			if (probes[i] > 0) {
+				kill(probes[i], SIGKILL);
+				waitpid(probes[i], NULL, 0);
+			}
+		}
+		back = back_at(base_bw, 2) - reaped;
+		TH_LOG("round %d: right after the reaping total_bw %lld (base %lld), uid %d's charge %d; back at base %.1f ms after the reaping",
+		       r, (long long)bw, (long long)base_bw, uid, held, 1000 * back);
+		EXPECT_GE(HELD_MAX_S, back);
+		if (uid)
+			EXPECT_EQ(0, reserved(uid));
+	}
+}
+
+/*
+ * 100 of root's elastic reservations, asked for 300% and scaled to fill
+ * the root domain: once reaped, what they held is free. Root can have
+ * 170% at once beside the fair servers' 10% (of 190%).
+ */
+TEST_F(dl_elastic, dead_grants_leave_at_once)
+{
+	kill_and_probe(_metadata, self->dt.base_total_bw, 0, 100, 3 * DT_MS, 0, 85, 2, 3);
+}
+
+/* The same for one uid's pool: 25% of its 30% cap is free again at once. */
+TEST_F(dl_elastic, dead_grants_leave_the_user_at_once)
+{
+	kill_and_probe(_metadata, self->dt.base_total_bw, U1, 20, 5 * DT_MS, U1, 25, 1, 3);
+}
+
+/*
+ * 1000 of root's elastic reservations of 1 ms every 100 ms (1000% asked),
+ * one of them changed 200 times, all killed and reaped, five times over:
+ * the machine goes on (a hang fails the boot), and what they held is free.
+ */
+TEST_F_TIMEOUT(dl_elastic, thousand_killed_no_hang, 300)
+{
+	struct sched_attr a;
+	const int n = 1000;
+	pid_t *pids, probe;
+	int r, i;
+
+	pids = calloc(n, sizeof(*pids));
+	ASSERT_NE(NULL, pids);
+	for (r = 0; r < 5; r++) {
+		for (i = 0; i < n; i++) {
+			pids[i] = sleeper(0);
+			ASSERT_LT(0, pids[i]);
+		}
+		ASSERT_EQ(0, reserve_elastic(0, pids, n, DT_MS));
+		for (i = 0; i < 200; i++)
+			ASSERT_EQ(0, dt_set_dl(pids[0], (i % 2 ? 10 : 9) * DT_MS / 10,
+					       PERIOD_US * 1000ULL, SCHED_FLAG_DL_ELASTIC));
+		ASSERT_EQ(0, dt_getattr(pids[0], &a));
+		EXPECT_EQ(SCHED_DEADLINE, (int)a.sched_policy);
+		for (i = 0; i < n; i++)
+			kill(pids[i], SIGKILL);
+		for (i = 0; i < n; i++)
+			waitpid(pids[i], NULL, 0);
+		probe = sleeping_hard(0, 88);
+		EXPECT_LT(0, probe)
+			TH_LOG("round %d: 88%% right after the reaping: %s", r,
+			       strerror(-probe));
+		if (probe > 0) {
+			kill(probe, SIGKILL);
+			waitpid(probe, NULL, 0);
+		}
+		TH_LOG("round %d done", r);
+	}
+	free(pids);
 }
 
 /* ---- self-tuned requests ------------------------------------------ */

@@ -12,9 +12,10 @@
  * a few ms later), pty open/close/TIOCSCTTY/TIOCNOTTY/vhangup, writes of
  * /proc/self/ttygroup and, as root, of every project sysctl (valid and
  * invalid values), root domain rebuilds (the rt limit changed and put
- * back) and cgroup changes (workers moved in and out of a cgroup with
+ * back), cgroup changes (workers moved in and out of a cgroup with
  * the cpuset and cpu controllers, its CPUs changed, made a partition and
- * a member again, the cpu controller turned off and on under it). The
+ * a member again, the cpu controller turned off and on under it) and
+ * batches of elastic reservations killed while they are planned. The
  * supervisor
  * kills workers at random, between two of their operations, and starts
  * new ones.
@@ -263,6 +264,38 @@ static void op_setattr_child(void)
 	dt_setattr(pid, SCHED_OTHER, 0, 0, 0, SCHED_FLAG_RESET_ON_FORK);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+/*
+ * Up to 16 children of ours ask for elastic reservations, which scale
+ * every other elastic grant of their pools and grow them back as they
+ * go; all are killed at once while the grants are being planned. What
+ * they held must leave with them (the total_bw and per-uid invariants at
+ * the next checkpoint), and no plan may grow a dying one.
+ */
+static void op_elastic_kills(void)
+{
+	pid_t pids[16];
+	int i, n = 1 + rnd() % 16;
+
+	for (i = 0; i < n; i++) {
+		uint64_t runtime = (1 + rnd() % 5) * DT_MS;
+
+		pids[i] = fork();
+		if (!pids[i]) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			dt_set_dl(0, runtime, 100 * DT_MS, SCHED_FLAG_DL_ELASTIC);
+			for (;;)
+				pause();
+		}
+	}
+	usleep(rnd() % 20000);
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			waitpid(pids[i], NULL, 0);
 }
 
 static void op_getattr(void)
@@ -590,7 +623,7 @@ static void op_hostile(struct slot *s)
 /* Names of the operations, by bit of --ops; bit 11 (sleeping) is always on. */
 static const char *const op_names[] = { "setattr", NULL, "child", "getattr",
 	"fork", "setresuid", "affinity", "sysctl", "pty", "rebuild", "cpuset",
-	NULL, "hostile" };
+	NULL, "hostile", "elastickill" };
 static unsigned int ops_mask = ~0u;
 
 static unsigned int parse_ops(const char *list)
@@ -638,7 +671,7 @@ static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
 				usleep(1000);
 			s->parked = 0;
 		}
-		op = rnd() % 13;
+		op = rnd() % 14;
 		if (!(ops_mask & (1u << (op == 1 ? 0 : op))))
 			op = 11;
 		s->op = op;
@@ -654,6 +687,7 @@ static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
 		case 9: op_rebuild(); break;
 		case 10: op_cpuset(); break;
 		case 12: op_hostile(s); break;
+		case 13: op_elastic_kills(); break;
 		default:
 			if (!(rnd() % 500))
 				_exit(0);
@@ -1259,7 +1293,8 @@ static void usage(void)
 "  -c, --check-ms=MS    time between checkpoints (default 2000, 100..60000)\n"
 "  -o, --ops=LIST       only these operations, comma separated, of: setattr,\n"
 "                       child, getattr, fork, setresuid, affinity, sysctl,\n"
-"                       pty, rebuild, cpuset, hostile (default all)\n"
+"                       pty, rebuild, cpuset, hostile, elastickill\n"
+"                       (default all)\n"
 "  -h, --help           show this help\n"
 "\n"
 "Prints its figures; exit status 1 on a broken invariant, 2 on bad usage\n"
