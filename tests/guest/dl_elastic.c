@@ -566,8 +566,9 @@ static double back_at(int64_t want, double seconds)
  * reservations of @probe_pct each for @probe_uid, all of them at once.
  * What may still be held is what the last of them ran of their period
  * on the way out, by the 0-lag rule that bounds the CPU time of a kill
- * loop (a few of their grants: the probes leave 10% of the root domain
- * and 5% of the cap for it), and all of it is free within HELD_MAX_S.
+ * loop (some of their grants: the probes leave 20% of the root domain
+ * and 10% of the cap for it; 5.4% and 7.5% were seen), and all of it is
+ * free within HELD_MAX_S.
  */
 static void kill_and_probe(struct __test_metadata *_metadata, int64_t base_bw,
 			   uid_t uid, int n, uint64_t runtime, uid_t probe_uid,
@@ -618,17 +619,17 @@ static void kill_and_probe(struct __test_metadata *_metadata, int64_t base_bw,
 /*
  * 100 of root's elastic reservations, asked for 300% and scaled to fill
  * the root domain: once reaped, what they held is free. Root can have
- * 170% at once beside the fair servers' 10% (of 190%).
+ * 160% at once beside the fair servers' 10% (of 190%).
  */
 TEST_F(dl_elastic, dead_grants_leave_at_once)
 {
-	kill_and_probe(_metadata, self->dt.base_total_bw, 0, 100, 3 * DT_MS, 0, 85, 2, 3);
+	kill_and_probe(_metadata, self->dt.base_total_bw, 0, 100, 3 * DT_MS, 0, 80, 2, 3);
 }
 
-/* The same for one uid's pool: 25% of its 30% cap is free again at once. */
+/* The same for one uid's pool: 20% of its 30% cap is free again at once. */
 TEST_F(dl_elastic, dead_grants_leave_the_user_at_once)
 {
-	kill_and_probe(_metadata, self->dt.base_total_bw, U1, 20, 5 * DT_MS, U1, 25, 1, 3);
+	kill_and_probe(_metadata, self->dt.base_total_bw, U1, 20, 5 * DT_MS, U1, 20, 1, 3);
 }
 
 /*
