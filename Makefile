@@ -45,6 +45,13 @@ MAKEOVERRIDES :=
 BUILD      := build
 LINUX      ?= $(BUILD)/linux
 SERIES     ?= kernel/series
+# make test SERIES_UPTO=N: the kernel of the series' first N patches, and
+# only the boots of the features it has (desksched.needs= in tests/host/boots).
+ifneq ($(SERIES_UPTO),)
+SERIES     := $(BUILD)/series-upto
+$(shell mkdir -p $(BUILD) && head -n $(SERIES_UPTO) kernel/series >$(SERIES).new && \
+	if cmp -s $(SERIES).new $(SERIES); then rm $(SERIES).new; else mv $(SERIES).new $(SERIES); fi)
+endif
 KBUILD     ?= $(BUILD)/kbuild
 FRAGMENT   ?= kernel/desksched.config
 BZIMAGE    ?= $(BUILD)/bzImage
@@ -89,6 +96,8 @@ GUEST_LIB_SRCS := $(wildcard tests/guest/lib/*.c)
 GUEST_LIB_HDRS := $(wildcard tests/guest/lib/*.h)
 GUEST_SRCS   := $(wildcard tests/guest/*.c)
 GUEST_BINS   := $(patsubst tests/guest/%.c,$(BUILD)/tests/%,$(GUEST_SRCS))
+KSELFTESTS   := dl_user dl_elastic ttygroup
+KS_BINS      := $(patsubst %,$(BUILD)/tests/ks_%,$(KSELFTESTS))
 HEADERS_STAMP := $(KBUILD)/.desksched-headers
 
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
@@ -191,7 +200,12 @@ $(KBUILD)/.config: $(LINUX_STAMP) $(FRAGMENT) $(FRAGMENT_LIST)
 	mkdir -p $(KBUILD); \
 	echo "kernel: tinyconfig + $(FRAGMENT) -> $(KBUILD)/.config"; \
 	$(KMAKE) -s tinyconfig; \
-	$(LINUX)/scripts/kconfig/merge_config.sh -m -O $(KBUILD) $(KBUILD)/.config $(FRAGMENT) >$(KBUILD)/merge_config.log; \
+	: The options of patches left out of $(SERIES) are dropped.; \
+	drop=$$(for p in kernel/patches/[0-9]*.patch; do \
+		grep -qx "$$(basename $$p)" $(SERIES) || sed -n 's/^+config \([A-Z0-9_]*\)$$/\1/p' $$p; \
+	done | sort -u | sed 's/.*/^CONFIG_&=/'); \
+	cat $(FRAGMENT) | { if [ -n "$$drop" ]; then grep -v -f <(echo "$$drop"); else cat; fi; } >$(KBUILD)/.fragment; \
+	$(LINUX)/scripts/kconfig/merge_config.sh -m -O $(KBUILD) $(KBUILD)/.config $(KBUILD)/.fragment >$(KBUILD)/merge_config.log; \
 	$(KMAKE) -s olddefconfig; \
 	: Every CONFIG_ line of the fragments must be in .config as asked.; \
 	awk ' \
@@ -204,7 +218,7 @@ $(KBUILD)/.config: $(LINUX_STAMP) $(FRAGMENT) $(FRAGMENT_LIST)
 	      if (want[s] == "n") { if (s in set) { print "  " s " is not set (.config has it set)"; bad = 1 } } \
 	      else if (!(want[s] in have)) { print "  " want[s] " (.config: " (s in set ? "another value" : "not set") ")"; bad = 1 } \
 	    } exit bad }' \
-	  $(KBUILD)/.config $(FRAGMENT) > $(KBUILD)/.config-missing || { \
+	  $(KBUILD)/.config $(KBUILD)/.fragment > $(KBUILD)/.config-missing || { \
 	    echo "kernel: ERROR: options of $(FRAGMENT) missing from $(KBUILD)/.config" \
 	         "(typo, or a dependency not enabled):" >&2; \
 	    sort $(KBUILD)/.config-missing >&2; \
@@ -242,7 +256,16 @@ $(HEADERS_STAMP): $(KBUILD)/.config
 	$(KMAKE) -s headers; \
 	touch $@
 
-guest-tests: $(GUEST_BINS)
+guest-tests: $(GUEST_BINS) $(KS_BINS)
+
+# The series' kselftests (tools/testing/selftests/sched/*_test.c), built
+# like the guest tests; absent from a tree of SERIES_UPTO without them.
+$(BUILD)/tests/ks_%: $(LINUX_STAMP) $(HEADERS_STAMP) FORCE
+	@mkdir -p $(@D)
+	@src=$(LINUX)/tools/testing/selftests/sched/$*_test.c; \
+	if [ -e $$src ]; then \
+		gcc $(CFLAGS_GUEST) -Wno-unused-parameter -Wno-clobbered -o $@.tmp $$src && mv $@.tmp $@; \
+	else rm -f $@; fi
 
 $(BUILD)/tests/%: tests/guest/%.c $(LIB_SRCS) $(LIB_HDRS) $(GUEST_LIB_SRCS) \
 		$(GUEST_LIB_HDRS) $(LINUX_STAMP) $(HEADERS_STAMP)
@@ -267,7 +290,8 @@ systemd-initramfs: tools systemd-root
 # deps first: these are the commands a newcomer runs on a fresh machine.
 test: deps
 	$(MAKE) kernel tools guest-tests initramfs systemd-initramfs $(SUBVARS)
-	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) tests/host/run-tests
+	KERNEL=$(abspath $(BZIMAGE)) INITRD=$(abspath $(INITRAMFS)) KCONFIG=$(abspath $(KBUILD)/.config) \
+		tests/host/run-tests
 
 # Booted with noautogroup so that plain CFS is the baseline. Then the
 # seed's experiment again in tmux, in a login of the systemd guest.
@@ -335,13 +359,15 @@ shell: kernel tools guest-tests initramfs
 # checkpatch --strict over the series; fails on any ERROR, WARNING or CHECK.
 # UNKNOWN_COMMIT_ID is ignored: the tree comes from a tarball, without the
 # history checkpatch looks Fixes: ids up in (patch 0005 says so too).
+# FILE_PATH_CHANGES is too: the new files are in kernel/sched/, which the
+# SCHEDULER entry covers whole (patch 0019 adds the selftests' directory).
 # /usr/bin first: spdxcheck.py needs Debian's python3 (python3-ply, python3-git).
 checkpatch: $(LINUX_STAMP)
 	@bad=0; n=0; \
 	for p in $(SERIES_PATCHES); do \
 		n=$$((n + 1)); \
 		out=$$(cd $(LINUX) && PATH=/usr/bin:$$PATH scripts/checkpatch.pl --strict --no-summary --terse \
-			--ignore UNKNOWN_COMMIT_ID --show-types $(abspath kernel/patches)/$$p 2>&1); rc=$$?; \
+			--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES --show-types $(abspath kernel/patches)/$$p 2>&1); rc=$$?; \
 		if [ $$rc -ne 0 ] || echo "$$out" | grep -qE '(ERROR|WARNING|CHECK):'; then \
 			echo "check: $$p:"; echo "$$out" | sed 's/^/  /'; bad=$$((bad + 1)); \
 		else \

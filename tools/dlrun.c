@@ -21,8 +21,8 @@
 
 #define FLAG_RESET_ON_FORK	0x01ULL
 #define FLAG_RECLAIM		0x02ULL
-#define FLAG_ELASTIC		0x80ULL
-#define FLAG_AUTOTUNE		0x100ULL
+#define FLAG_ELASTIC		0x100ULL
+#define FLAG_AUTOTUNE		0x200ULL
 
 static void usage(void)
 {

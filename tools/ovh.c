@@ -174,7 +174,7 @@ static int bench_setattr(struct meter *m, int unused __attribute__((unused)))
 	return dl_setattr(0, &other);
 }
 
-#define FLAG_ELASTIC	0x80ULL
+#define FLAG_ELASTIC	0x100ULL
 #define ELASTIC_MAX	1000
 
 /*

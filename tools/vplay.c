@@ -49,8 +49,8 @@
 #include "dl.h"
 
 
-#define FLAG_ELASTIC	0x80ULL
-#define FLAG_AUTOTUNE	0x100ULL
+#define FLAG_ELASTIC	0x100ULL
+#define FLAG_AUTOTUNE	0x200ULL
 
 struct stats {
 	long frames, on_time, late, dropped;

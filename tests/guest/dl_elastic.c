@@ -67,14 +67,12 @@ static pid_t pid_of(int i)
 	return tt_agent(i)->pid;
 }
 
-/* The runtime sched_getattr() reports for agent @i, in us; -1: not DL. */
+/* The runtime granted to agent @i, in us; -1: not DL. */
 static long granted_us(int i)
 {
-	struct sched_attr a;
-
-	if (dt_getattr(pid_of(i), &a) || a.sched_policy != SCHED_DEADLINE)
+	if (dt_policy(pid_of(i)) != SCHED_DEADLINE)
 		return -1;
-	return a.sched_runtime / 1000;
+	return dt_sched_field(pid_of(i), "dl.elastic_granted") / 1000;
 }
 
 /* Poll until agent @i is granted @want_us (-1: waits under SCHED_OTHER). */
@@ -107,26 +105,6 @@ static long wait_granted(int i, long want_us, double seconds)
 		}							\
 	} while (0)
 
-/* A "name : value" line of /proc/<pid>/sched; -1 if absent. */
-static long long sched_field(pid_t pid, const char *name)
-{
-	char path[64], line[256];
-	long long v = -1;
-	size_t len = strlen(name);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ' ' &&
-		    sscanf(strchr(line, ':') + 1, "%lld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 /* hundredths of a percent held by @uid, 0 if not listed, -1 on error */
 static int reserved(unsigned int uid)
 {
@@ -147,8 +125,6 @@ TEST_F(dl_elastic, bad_combinations_einval)
 	static const struct { int policy; uint64_t flags, rt, dl; } bad[] = {
 		{ SCHED_OTHER, SCHED_FLAG_DL_ELASTIC, 0, 0 },
 		{ SCHED_BATCH, SCHED_FLAG_DL_ELASTIC, 0, 0 },
-		{ SCHED_DEADLINE, SCHED_FLAG_DL_ELASTIC | SCHED_FLAG_KEEP_PARAMS,
-		  10 * DT_MS, 100 * DT_MS },
 		{ SCHED_DEADLINE, SCHED_FLAG_DL_ELASTIC | SCHED_FLAG_KEEP_POLICY,
 		  10 * DT_MS, 100 * DT_MS },
 		/* runtime > deadline: the usual parameter check */
@@ -171,7 +147,7 @@ TEST_F(dl_elastic, bad_combinations_einval)
 					      bad[k].dl, bad[k].dl, bad[k].flags))
 			TH_LOG("case %u accepted", k);
 		EXPECT_EQ(SCHED_OTHER, dt_policy(pid));
-		EXPECT_EQ(-1, sched_field(pid, "dl.elastic_runtime"));
+		EXPECT_EQ(-1, dt_sched_field(pid, "dl.elastic_runtime"));
 	}
 	EXPECT_EQ(0, dt_users_count());
 }
@@ -209,9 +185,16 @@ TEST_F(dl_elastic, scaled_not_refused)
 	EXPECT_EQ((uint64_t)SCHED_FLAG_DL_ELASTIC,
 		  a.sched_flags & SCHED_FLAG_DL_ELASTIC);
 	EXPECT_EQ(100 * DT_MS, a.sched_period);
-	EXPECT_EQ((long long)(20 * DT_MS), sched_field(pid_of(0), "dl.elastic_runtime"));
-	EXPECT_EQ(500, sched_field(pid_of(0), "dl.elastic_scale"));
-	EXPECT_EQ(0, sched_field(pid_of(0), "dl.elastic_waiting"));
+	/* The request reads back, not the grant: a round trip keeps it. */
+	EXPECT_EQ(20 * DT_MS, a.sched_runtime);
+	EXPECT_EQ(0, dt_setattr(pid_of(0), SCHED_DEADLINE, a.sched_runtime,
+				a.sched_deadline, a.sched_period, a.sched_flags));
+	/* So does a change that keeps the parameters, flags read back. */
+	EXPECT_EQ(0, dt_setattr(pid_of(0), SCHED_DEADLINE, 0, 0, 0,
+				a.sched_flags | SCHED_FLAG_KEEP_PARAMS));
+	EXPECT_EQ((long long)(20 * DT_MS), dt_sched_field(pid_of(0), "dl.elastic_runtime"));
+	EXPECT_EQ(500, dt_sched_field(pid_of(0), "dl.elastic_scale"));
+	EXPECT_EQ(0, dt_sched_field(pid_of(0), "dl.elastic_waiting"));
 }
 
 /* Shrink on arrival, grow back on departure: by exit and by leaving. */
@@ -277,13 +260,13 @@ TEST_F(dl_elastic, waits_below_minimum)
 	ASSERT_EQ(0, hard(0, 28));
 	ASSERT_EQ(0, elastic(1, 25));
 	EXPECT_EQ(SCHED_OTHER, dt_policy(pid_of(1)));
-	EXPECT_EQ(1, sched_field(pid_of(1), "dl.elastic_waiting"));
-	EXPECT_EQ(0, sched_field(pid_of(1), "dl.elastic_scale"));
-	EXPECT_EQ((long long)(25 * DT_MS), sched_field(pid_of(1), "dl.elastic_runtime"));
+	EXPECT_EQ(1, dt_sched_field(pid_of(1), "dl.elastic_waiting"));
+	EXPECT_EQ(0, dt_sched_field(pid_of(1), "dl.elastic_scale"));
+	EXPECT_EQ((long long)(25 * DT_MS), dt_sched_field(pid_of(1), "dl.elastic_runtime"));
 	EXPECT_EQ(2800, reserved(U1));
 	ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
 	EXPECT_GRANT(1, us(250), GROW_S);
-	EXPECT_EQ(0, sched_field(pid_of(1), "dl.elastic_waiting"));
+	EXPECT_EQ(0, dt_sched_field(pid_of(1), "dl.elastic_waiting"));
 	EXPECT_EQ(2500, reserved(U1));
 }
 
@@ -312,7 +295,7 @@ TEST_F(dl_elastic, waiting_narrowed_affinity_not_granted)
 			break;
 	ASSERT_EQ(SCHED_OTHER, dt_policy(pid_of(1)))
 		TH_LOG("granted SCHED_DEADLINE pinned to CPU 1");
-	EXPECT_EQ(1, sched_field(pid_of(1), "dl.elastic_waiting"));
+	EXPECT_EQ(1, dt_sched_field(pid_of(1), "dl.elastic_waiting"));
 }
 
 /*
@@ -446,7 +429,7 @@ TEST_F(dl_elastic, change_and_leave)
 	ASSERT_EQ(0, hard(0, 15));
 	EXPECT_GRANT(0, us(150), 0);
 	EXPECT_GRANT(1, us(150), 0);
-	EXPECT_EQ(-1, sched_field(pid_of(0), "dl.elastic_runtime"));
+	EXPECT_EQ(-1, dt_sched_field(pid_of(0), "dl.elastic_runtime"));
 	ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
 	EXPECT_GRANT(1, us(200), GROW_S);
 	tt_cmd(1, TT_OP_EXIT, 0, 0);
@@ -751,7 +734,7 @@ static long wait_request(pid_t pid, long lo, long hi, double seconds)
 	long got;
 
 	for (;;) {
-		got = (long)(sched_field(pid, "dl.elastic_runtime") / 1000);
+		got = (long)(dt_sched_field(pid, "dl.elastic_runtime") / 1000);
 		if ((got >= lo && got <= hi) || mono_seconds() > end)
 			return got;
 		tt_sleep(0.05);
@@ -764,7 +747,7 @@ static long wait_request(pid_t pid, long lo, long hi, double seconds)
 									\
 		ksft_print_msg("%s: request %ld us (want %ld..%ld), estimate %lld us, state %c, CPU %.0f ms\n", \
 			       what, __got, (long)(lo), (long)(hi),	\
-			       sched_field(pid, "dl.elastic_estimate") / 1000, \
+			       dt_sched_field(pid, "dl.elastic_estimate") / 1000, \
 			       tt_proc_state(pid), tt_cpu_ns(pid) / 1e6); \
 		EXPECT_LE(lo, __got);					\
 		EXPECT_GE(hi, __got);					\
@@ -806,7 +789,7 @@ TEST_F(dl_elastic, autotune_follows_demand)
 	ASSERT_EQ(SCHED_DEADLINE, (int)a.sched_policy);
 	EXPECT_EQ((uint64_t)(SCHED_FLAG_DL_ELASTIC | SCHED_FLAG_DL_AUTOTUNE),
 		  a.sched_flags & (SCHED_FLAG_DL_ELASTIC | SCHED_FLAG_DL_AUTOTUNE));
-	EXPECT_EQ(JOB_PERIOD_US * 1000LL, sched_field(pid, "dl.elastic_ceiling"));
+	EXPECT_EQ(JOB_PERIOD_US * 1000LL, dt_sched_field(pid, "dl.elastic_ceiling"));
 
 	tt_sleep(2);
 	mean = demand_us(pid, 1);
@@ -823,7 +806,10 @@ TEST_F(dl_elastic, autotune_follows_demand)
 	EXPECT_REQUEST(pid, mean, 2 * mean + 1000, 2, "5 ms jobs again");
 
 	ASSERT_EQ(0, dt_getattr(pid, &a));
-	EXPECT_GE((uint64_t)sched_field(pid, "dl.elastic_runtime"), a.sched_runtime);
+	/* The ceiling reads back; the grant is at most the learned request. */
+	EXPECT_EQ(JOB_PERIOD_US * 1000ULL, a.sched_runtime);
+	EXPECT_GE(dt_sched_field(pid, "dl.elastic_runtime"),
+		  dt_sched_field(pid, "dl.elastic_granted"));
 	stop_job(_metadata, pid, work_us);
 }
 
@@ -870,7 +856,7 @@ TEST_F(dl_elastic, autotune_rises_within_a_long_job)
 	pid = start_job(work_us);
 	ASSERT_LT(0, pid);
 	tt_sleep(1.5);
-	learned = (long)(sched_field(pid, "dl.elastic_runtime") / 1000);
+	learned = (long)(dt_sched_field(pid, "dl.elastic_runtime") / 1000);
 	ASSERT_LT(0, learned);
 	*work_us = 1000000;
 	EXPECT_REQUEST(pid, 2 * learned, JOB_PERIOD_US, 1, "a job of 1 s");
@@ -968,7 +954,7 @@ TEST_F(dl_elastic, autotune_within_cap)
 	EXPECT_LE(held, 3000);
 	EXPECT_LT(0, held);
 	for (i = 0; i < 3; i++) {
-		req = sched_field(pids[i], "dl.elastic_runtime");
+		req = dt_sched_field(pids[i], "dl.elastic_runtime");
 		ksft_print_msg("job %d: request %lld us\n", i, req / 1000);
 		EXPECT_LE(req, JOB_PERIOD_US * 1000LL);
 		EXPECT_LE(20000 * 1000LL, req);

@@ -705,11 +705,14 @@ static int stat_flags_policy(pid_t pid, unsigned long *flags, int *policy)
 /*
  * user1's process of 256 MB, SCHED_DEADLINE, is sent @sig while it spins.
  * Its death (a core dump of 256 MB, then the teardown of its memory) is
- * kernel work of any length that a dying task does unthrottled: it must
- * do it outside SCHED_DEADLINE. The test samples the process's flags and
- * policy until it is a zombie.
+ * kernel work of any length, which a charged reservation must not do on
+ * the deadline class: it must do it outside SCHED_DEADLINE. The same
+ * process of root's dies in SCHED_DEADLINE, as in mainline: nobody is
+ * charged for it. The test samples the process's flags and policy until
+ * it is a zombie.
  */
-static void dying_leaves_deadline(struct __test_metadata *_metadata, int sig)
+static void dying_leaves_deadline(struct __test_metadata *_metadata, int sig,
+				  unsigned int uid)
 {
 	struct rlimit core = { RLIM_INFINITY, RLIM_INFINITY };
 	const size_t size = 256 << 20;
@@ -724,7 +727,7 @@ static void dying_leaves_deadline(struct __test_metadata *_metadata, int sig)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		close(fds[0]);
-		if (become(U1) || prctl(PR_SET_DUMPABLE, 1) || chdir("/tmp") ||
+		if ((uid && become(uid)) || prctl(PR_SET_DUMPABLE, 1) || chdir("/tmp") ||
 		    setrlimit(RLIMIT_CORE, &core))
 			_exit(1);
 		mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
@@ -759,17 +762,23 @@ static void dying_leaves_deadline(struct __test_metadata *_metadata, int sig)
 	TH_LOG("%d samples of the dying process, %d of them SCHED_DEADLINE",
 	       dying, dying_dl);
 	ASSERT_LT(0, dying);
-	EXPECT_EQ(0, dying_dl);
+	EXPECT_EQ(uid ? 0 : dying, dying_dl);
 }
 
 TEST_F_TIMEOUT(dl_hostile, killed_dies_outside_deadline, 60)
 {
-	dying_leaves_deadline(_metadata, SIGKILL);
+	dying_leaves_deadline(_metadata, SIGKILL, U1);
 }
 
 TEST_F_TIMEOUT(dl_hostile, core_dump_outside_deadline, 60)
 {
-	dying_leaves_deadline(_metadata, SIGSEGV);
+	dying_leaves_deadline(_metadata, SIGSEGV, U1);
+}
+
+/* Root's reservations are nobody's charge: they die as in mainline. */
+TEST_F_TIMEOUT(dl_hostile, root_dies_in_deadline, 60)
+{
+	dying_leaves_deadline(_metadata, SIGKILL, 0);
 }
 
 /*

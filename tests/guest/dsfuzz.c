@@ -928,7 +928,8 @@ static void held(uint64_t *per_uid, uint64_t *all, long *n)
 		bw = s->dl ? s->bw : 0;
 		if (s->elastic)
 			bw = dt_getattr(s->pid, &a) || a.sched_policy != SCHED_DEADLINE ?
-			     0 : dt_bw(a.sched_runtime, a.sched_period ?: a.sched_deadline);
+			     0 : dt_bw(dt_sched_field(s->pid, "dl.elastic_granted"),
+				       a.sched_period ?: a.sched_deadline);
 		if (!bw)
 			continue;
 		++*n;

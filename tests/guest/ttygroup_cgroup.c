@@ -623,6 +623,51 @@ TEST_F(nest, cpu_max_holds_all_terminals)
 	EXPECT_GE(busy, 0.03);
 }
 
+/* "effective uclamp.max" of @pid in /proc/<pid>/sched, -1 if absent. */
+static long uclamp_max_of(pid_t pid)
+{
+	char path[64], line[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "effective uclamp.max ", 21) &&
+		    sscanf(strchr(line, ':') + 1, "%ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/*
+ * cpu.uclamp.max written on the cgroup after its terminals' groups exist
+ * still clamps the terminals' tasks: a tty group has no uclamp of its own.
+ */
+TEST_F(nest, uclamp_reaches_terminals)
+{
+	long v = -1;
+	pid_t pid;
+	int i;
+
+	if (access(CG_LO "/cpu.uclamp.max", F_OK))
+		SKIP(return, "no CONFIG_UCLAMP_TASK_GROUP");
+	REQUIRE(EXPECT_LT(0, start_terminal_hogs(_metadata, &self->a, CG_LO, 1,
+						 self->cpu, &pid)));
+	REQUIRE(EXPECT_EQ(0, check_sched(_metadata, &pid, 1, variant->sysctl ?
+					 self->group_a : "/dstest/lo", 1)));
+	REQUIRE(EXPECT_EQ(1024, uclamp_max_of(pid)));
+	ASSERT_EQ(0, tt_write_str(CG_LO "/cpu.uclamp.max", "50"));
+	/* The clamp is applied at the task's next enqueue; it spins. */
+	for (i = 0; i < 40 && v != 512; i++) {
+		tt_sleep(0.05);
+		v = uclamp_max_of(pid);
+	}
+	EXPECT_EQ(512, v);
+}
+
 /*
  * Renicing a terminal weighs its group against its siblings inside the
  * cgroup: nice 10 (weight 110) against nice 0 (1024), one hog each.

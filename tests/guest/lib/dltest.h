@@ -33,10 +33,10 @@
 #define SCHED_FLAG_KEEP_PARAMS		0x10
 #endif
 #ifndef SCHED_FLAG_DL_ELASTIC
-#define SCHED_FLAG_DL_ELASTIC		0x80
+#define SCHED_FLAG_DL_ELASTIC		0x100
 #endif
 #ifndef SCHED_FLAG_DL_AUTOTUNE
-#define SCHED_FLAG_DL_AUTOTUNE		0x100
+#define SCHED_FLAG_DL_AUTOTUNE		0x200
 #endif
 
 #define DT_MS		1000000ULL	/* ns */
@@ -139,5 +139,8 @@ int dt_teardown(struct dt_state *st, char *err, size_t errlen);
 		}							\
 		EXPECT_EQ(0, bad);					\
 	}
+
+/* A "name : value" line of /proc/<pid>/sched; -1 if absent. */
+long long dt_sched_field(pid_t pid, const char *name);
 
 #endif
