@@ -47,6 +47,7 @@
 #include "args.h"
 #include "clock.h"
 #include "dl.h"
+#include "proc.h"
 
 
 #define FLAG_ELASTIC	0x100ULL
@@ -219,9 +220,13 @@ static int64_t granted_runtime(void)
 {
 	struct dl_attr a;
 
+	long long granted;
+
 	if (dl_getattr(0, &a) || a.sched_policy != SCHED_DEADLINE)
 		return 0;
-	return a.sched_runtime;
+	/* sched_getattr() reads back the request; the grant is here. */
+	granted = proc_sched_field(getpid(), "dl.elastic_granted");
+	return granted < 0 ? (int64_t)a.sched_runtime : granted;
 }
 
 /*
@@ -592,7 +597,8 @@ next:
 
 		if (!dl_getattr(0, &a) && a.sched_policy == SCHED_DEADLINE)
 			printf("vplay: learned runtime_ms %.3f (ceiling %.2f)\n",
-			       (double)a.sched_runtime / NSEC_PER_MSEC,
+			       (double)proc_sched_field(getpid(), "dl.elastic_runtime") /
+			       NSEC_PER_MSEC,
 			       (double)runtime / NSEC_PER_MSEC);
 	}
 	free(s.lat);

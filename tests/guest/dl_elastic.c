@@ -35,6 +35,7 @@
 #include "ttytest.h"
 #include "tt_checks.h"
 #include "dltest.h"
+#include "proc.h"
 
 #define PERIOD_US	100000
 #define TOL_US		20		/* rounding of the scale factor */
@@ -70,9 +71,14 @@ static pid_t pid_of(int i)
 /* The runtime granted to agent @i, in us; -1: not DL. */
 static long granted_us(int i)
 {
-	if (dt_policy(pid_of(i)) != SCHED_DEADLINE)
+	struct sched_attr a;
+	long long g;
+
+	if (dt_getattr(pid_of(i), &a) || a.sched_policy != SCHED_DEADLINE)
 		return -1;
-	return dt_sched_field(pid_of(i), "dl.elastic_granted") / 1000;
+	/* A hard reservation's grant is what it asked for. */
+	g = proc_sched_field(pid_of(i), "dl.elastic_granted");
+	return (g < 0 ? (long long)a.sched_runtime : g) / 1000;
 }
 
 /* Poll until agent @i is granted @want_us (-1: waits under SCHED_OTHER). */
@@ -147,7 +153,7 @@ TEST_F(dl_elastic, bad_combinations_einval)
 					      bad[k].dl, bad[k].dl, bad[k].flags))
 			TH_LOG("case %u accepted", k);
 		EXPECT_EQ(SCHED_OTHER, dt_policy(pid));
-		EXPECT_EQ(-1, dt_sched_field(pid, "dl.elastic_runtime"));
+		EXPECT_EQ(-1, proc_sched_field(pid, "dl.elastic_runtime"));
 	}
 	EXPECT_EQ(0, dt_users_count());
 }
@@ -192,9 +198,9 @@ TEST_F(dl_elastic, scaled_not_refused)
 	/* So does a change that keeps the parameters, flags read back. */
 	EXPECT_EQ(0, dt_setattr(pid_of(0), SCHED_DEADLINE, 0, 0, 0,
 				a.sched_flags | SCHED_FLAG_KEEP_PARAMS));
-	EXPECT_EQ((long long)(20 * DT_MS), dt_sched_field(pid_of(0), "dl.elastic_runtime"));
-	EXPECT_EQ(500, dt_sched_field(pid_of(0), "dl.elastic_scale"));
-	EXPECT_EQ(0, dt_sched_field(pid_of(0), "dl.elastic_waiting"));
+	EXPECT_EQ((long long)(20 * DT_MS), proc_sched_field(pid_of(0), "dl.elastic_runtime"));
+	EXPECT_EQ(500, proc_sched_field(pid_of(0), "dl.elastic_scale"));
+	EXPECT_EQ(0, proc_sched_field(pid_of(0), "dl.elastic_waiting"));
 }
 
 /* Shrink on arrival, grow back on departure: by exit and by leaving. */
@@ -260,13 +266,13 @@ TEST_F(dl_elastic, waits_below_minimum)
 	ASSERT_EQ(0, hard(0, 28));
 	ASSERT_EQ(0, elastic(1, 25));
 	EXPECT_EQ(SCHED_OTHER, dt_policy(pid_of(1)));
-	EXPECT_EQ(1, dt_sched_field(pid_of(1), "dl.elastic_waiting"));
-	EXPECT_EQ(0, dt_sched_field(pid_of(1), "dl.elastic_scale"));
-	EXPECT_EQ((long long)(25 * DT_MS), dt_sched_field(pid_of(1), "dl.elastic_runtime"));
+	EXPECT_EQ(1, proc_sched_field(pid_of(1), "dl.elastic_waiting"));
+	EXPECT_EQ(0, proc_sched_field(pid_of(1), "dl.elastic_scale"));
+	EXPECT_EQ((long long)(25 * DT_MS), proc_sched_field(pid_of(1), "dl.elastic_runtime"));
 	EXPECT_EQ(2800, reserved(U1));
 	ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
 	EXPECT_GRANT(1, us(250), GROW_S);
-	EXPECT_EQ(0, dt_sched_field(pid_of(1), "dl.elastic_waiting"));
+	EXPECT_EQ(0, proc_sched_field(pid_of(1), "dl.elastic_waiting"));
 	EXPECT_EQ(2500, reserved(U1));
 }
 
@@ -295,7 +301,7 @@ TEST_F(dl_elastic, waiting_narrowed_affinity_not_granted)
 			break;
 	ASSERT_EQ(SCHED_OTHER, dt_policy(pid_of(1)))
 		TH_LOG("granted SCHED_DEADLINE pinned to CPU 1");
-	EXPECT_EQ(1, dt_sched_field(pid_of(1), "dl.elastic_waiting"));
+	EXPECT_EQ(1, proc_sched_field(pid_of(1), "dl.elastic_waiting"));
 }
 
 /*
@@ -429,7 +435,7 @@ TEST_F(dl_elastic, change_and_leave)
 	ASSERT_EQ(0, hard(0, 15));
 	EXPECT_GRANT(0, us(150), 0);
 	EXPECT_GRANT(1, us(150), 0);
-	EXPECT_EQ(-1, dt_sched_field(pid_of(0), "dl.elastic_runtime"));
+	EXPECT_EQ(-1, proc_sched_field(pid_of(0), "dl.elastic_runtime"));
 	ASSERT_EQ(0, tt_cmd(0, TT_OP_OTHER, 0, 0));
 	EXPECT_GRANT(1, us(200), GROW_S);
 	tt_cmd(1, TT_OP_EXIT, 0, 0);
@@ -734,7 +740,7 @@ static long wait_request(pid_t pid, long lo, long hi, double seconds)
 	long got;
 
 	for (;;) {
-		got = (long)(dt_sched_field(pid, "dl.elastic_runtime") / 1000);
+		got = (long)(proc_sched_field(pid, "dl.elastic_runtime") / 1000);
 		if ((got >= lo && got <= hi) || mono_seconds() > end)
 			return got;
 		tt_sleep(0.05);
@@ -747,7 +753,7 @@ static long wait_request(pid_t pid, long lo, long hi, double seconds)
 									\
 		ksft_print_msg("%s: request %ld us (want %ld..%ld), estimate %lld us, state %c, CPU %.0f ms\n", \
 			       what, __got, (long)(lo), (long)(hi),	\
-			       dt_sched_field(pid, "dl.elastic_estimate") / 1000, \
+			       proc_sched_field(pid, "dl.elastic_estimate") / 1000, \
 			       tt_proc_state(pid), tt_cpu_ns(pid) / 1e6); \
 		EXPECT_LE(lo, __got);					\
 		EXPECT_GE(hi, __got);					\
@@ -789,7 +795,7 @@ TEST_F(dl_elastic, autotune_follows_demand)
 	ASSERT_EQ(SCHED_DEADLINE, (int)a.sched_policy);
 	EXPECT_EQ((uint64_t)(SCHED_FLAG_DL_ELASTIC | SCHED_FLAG_DL_AUTOTUNE),
 		  a.sched_flags & (SCHED_FLAG_DL_ELASTIC | SCHED_FLAG_DL_AUTOTUNE));
-	EXPECT_EQ(JOB_PERIOD_US * 1000LL, dt_sched_field(pid, "dl.elastic_ceiling"));
+	EXPECT_EQ(JOB_PERIOD_US * 1000LL, proc_sched_field(pid, "dl.elastic_ceiling"));
 
 	tt_sleep(2);
 	mean = demand_us(pid, 1);
@@ -808,8 +814,8 @@ TEST_F(dl_elastic, autotune_follows_demand)
 	ASSERT_EQ(0, dt_getattr(pid, &a));
 	/* The ceiling reads back; the grant is at most the learned request. */
 	EXPECT_EQ(JOB_PERIOD_US * 1000ULL, a.sched_runtime);
-	EXPECT_GE(dt_sched_field(pid, "dl.elastic_runtime"),
-		  dt_sched_field(pid, "dl.elastic_granted"));
+	EXPECT_GE(proc_sched_field(pid, "dl.elastic_runtime"),
+		  proc_sched_field(pid, "dl.elastic_granted"));
 	stop_job(_metadata, pid, work_us);
 }
 
@@ -856,7 +862,7 @@ TEST_F(dl_elastic, autotune_rises_within_a_long_job)
 	pid = start_job(work_us);
 	ASSERT_LT(0, pid);
 	tt_sleep(1.5);
-	learned = (long)(dt_sched_field(pid, "dl.elastic_runtime") / 1000);
+	learned = (long)(proc_sched_field(pid, "dl.elastic_runtime") / 1000);
 	ASSERT_LT(0, learned);
 	*work_us = 1000000;
 	EXPECT_REQUEST(pid, 2 * learned, JOB_PERIOD_US, 1, "a job of 1 s");
@@ -954,7 +960,7 @@ TEST_F(dl_elastic, autotune_within_cap)
 	EXPECT_LE(held, 3000);
 	EXPECT_LT(0, held);
 	for (i = 0; i < 3; i++) {
-		req = dt_sched_field(pids[i], "dl.elastic_runtime");
+		req = proc_sched_field(pids[i], "dl.elastic_runtime");
 		ksft_print_msg("job %d: request %lld us\n", i, req / 1000);
 		EXPECT_LE(req, JOB_PERIOD_US * 1000LL);
 		EXPECT_LE(20000 * 1000LL, req);

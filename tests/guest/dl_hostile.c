@@ -761,6 +761,8 @@ static void dying_leaves_deadline(struct __test_metadata *_metadata, int sig,
 	unlink("/tmp/core");
 	TH_LOG("%d samples of the dying process, %d of them SCHED_DEADLINE",
 	       dying, dying_dl);
+	if (!uid && !dying)
+		SKIP(return, "root's process died between two samples");
 	ASSERT_LT(0, dying);
 	EXPECT_EQ(uid ? 0 : dying, dying_dl);
 }

@@ -68,6 +68,7 @@
 
 #include "args.h"
 #include "dltest.h"
+#include "proc.h"
 #include "ttytest.h"
 
 #define MAX_WORKERS	16
@@ -928,7 +929,7 @@ static void held(uint64_t *per_uid, uint64_t *all, long *n)
 		bw = s->dl ? s->bw : 0;
 		if (s->elastic)
 			bw = dt_getattr(s->pid, &a) || a.sched_policy != SCHED_DEADLINE ?
-			     0 : dt_bw(dt_sched_field(s->pid, "dl.elastic_granted"),
+			     0 : dt_bw(proc_sched_field(s->pid, "dl.elastic_granted"),
 				       a.sched_period ?: a.sched_deadline);
 		if (!bw)
 			continue;

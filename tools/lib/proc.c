@@ -120,3 +120,23 @@ void reap_all(void)
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
 }
+
+/* A "name : value" line of /proc/<pid>/sched; -1 if absent. */
+long long proc_sched_field(pid_t pid, const char *name)
+{
+	char path[64], line[256];
+	long long v = -1;
+	size_t len = strlen(name);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ' ' &&
+		    sscanf(strchr(line, ':') + 1, "%lld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}

@@ -12,4 +12,7 @@ void stop_signals_block(sigset_t *set);
 int stop_signals_wait(const sigset_t *set, double seconds);
 void reap_all(void);
 
+/* A "name : value" line of /proc/<pid>/sched; -1 if absent. */
+long long proc_sched_field(pid_t pid, const char *name);
+
 #endif

@@ -271,23 +271,3 @@ pid_t dt_fifo_hog(int cpu)
 	}
 	return pid;
 }
-
-/* A "name : value" line of /proc/<pid>/sched; -1 if absent. */
-long long dt_sched_field(pid_t pid, const char *name)
-{
-	char path[64], line[256];
-	long long v = -1;
-	size_t len = strlen(name);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ' ' &&
-		    sscanf(strchr(line, ':') + 1, "%lld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}

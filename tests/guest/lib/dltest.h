@@ -140,7 +140,4 @@ int dt_teardown(struct dt_state *st, char *err, size_t errlen);
 		EXPECT_EQ(0, bad);					\
 	}
 
-/* A "name : value" line of /proc/<pid>/sched; -1 if absent. */
-long long dt_sched_field(pid_t pid, const char *name);
-
 #endif
