@@ -38,6 +38,7 @@
 
 #include "tt_harness.h"
 #include "ttytest.h"
+#include "proc.h"
 #include "tt_checks.h"
 
 #define CG_LO		TT_CGROUP "/lo"
@@ -626,20 +627,7 @@ TEST_F(nest, cpu_max_holds_all_terminals)
 /* "effective uclamp.max" of @pid in /proc/<pid>/sched, -1 if absent. */
 static long uclamp_max_of(pid_t pid)
 {
-	char path[64], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "effective uclamp.max ", 21) &&
-		    sscanf(strchr(line, ':') + 1, "%ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
+	return proc_sched_field(pid, "effective uclamp.max");
 }
 
 /*
