@@ -18,6 +18,7 @@
 
 #include "args.h"
 #include "dl.h"
+#include "proc.h"
 
 #define FLAG_RESET_ON_FORK	0x01ULL
 #define FLAG_RECLAIM		0x02ULL
@@ -117,6 +118,7 @@ static void report_grant(pid_t pid, uint64_t runtime)
 {
 	struct dl_attr a;
 	int ret = dl_getattr(pid, &a);
+	long long granted;
 
 	if (ret) {
 		fprintf(stderr, "dlrun: sched_getattr: %s\n", strerror(-ret));
@@ -126,6 +128,10 @@ static void report_grant(pid_t pid, uint64_t runtime)
 		fprintf(stderr, "dlrun: waiting: less than the minimum grant is free, running as SCHED_OTHER until bandwidth returns\n");
 		return;
 	}
+	/* sched_getattr() reads back the request; the grant is in /proc. */
+	granted = proc_sched_field(pid ? pid : getpid(), "dl.elastic_granted");
+	if (granted >= 0)
+		a.sched_runtime = granted;
 	if (a.sched_flags & FLAG_AUTOTUNE) {
 		fprintf(stderr, "dlrun: granted runtime %.3f ms for now (ceiling %.3f ms, learned from the jobs: see dl.elastic_* in /proc/<pid>/sched), deadline %.3f ms, period %.3f ms\n",
 			ms(a.sched_runtime), ms(runtime), ms(a.sched_deadline),
