@@ -360,7 +360,7 @@ shell: kernel tools guest-tests initramfs
 # UNKNOWN_COMMIT_ID is ignored: the tree comes from a tarball, without the
 # history checkpatch looks Fixes: ids up in (patch 0005 says so too).
 # FILE_PATH_CHANGES is too: the new files are in kernel/sched/, which the
-# SCHEDULER entry covers whole (patch 0019 adds the selftests' directory).
+# SCHEDULER entry covers whole (patch 0020 adds the selftests' directory).
 # /usr/bin first: spdxcheck.py needs Debian's python3 (python3-ply, python3-git).
 checkpatch: $(LINUX_STAMP)
 	@bad=0; n=0; \
