@@ -3,8 +3,9 @@
  * ttyshare - measure how one CPU is shared between terminals.
  *
  * Each terminal is a new session (with a fresh pty as its controlling
- * terminal unless --no-ctty) whose leader forks the requested number of
- * CPU hogs, all pinned to one CPU. Without desksched every hog gets the
+ * terminal unless --no-ctty, or for the last sessions with --detached)
+ * whose leader forks the requested number of CPU hogs, all pinned to one
+ * CPU. Without desksched every hog gets the
  * same share, so a terminal's share grows with its hog count; with
  * desksched every terminal gets the same share however many hogs it
  * runs.
@@ -63,6 +64,8 @@ static void usage(void)
 "                        0.1..3600)\n"
 "  -c, --cpu=N           CPU for all hogs (default: first allowed CPU)\n"
 "      --no-ctty         new sessions without a controlling terminal\n"
+"  -d, --detached=N      only the last N sessions without one, as jobs\n"
+"                        started with setsid (0..the number of terminals)\n"
 "  -n, --nice=N          terminal 0 writes N to " TTYGROUP_FILE "\n"
 "                        before starting its hogs (-20..19)\n"
 "  -S, --settle-ms=MS    wait before measuring (default 300, 0..60000)\n"
@@ -328,6 +331,7 @@ int main(int argc, char **argv)
 		{ "seconds",   required_argument, NULL, 's' },
 		{ "cpu",       required_argument, NULL, 'c' },
 		{ "no-ctty",   no_argument,       NULL, OPT_NO_CTTY },
+		{ "detached",  required_argument, NULL, 'd' },
 		{ "nice",      required_argument, NULL, 'n' },
 		{ "settle-ms", required_argument, NULL, 'S' },
 		{ "pids",      no_argument,       NULL, 'p' },
@@ -337,10 +341,10 @@ int main(int argc, char **argv)
 	double seconds = 3;
 	long settle_ms = 300;
 	int cpu = -1, ctty = 1, set_nice = 0, nice = 0, print_pids = 0;
-	int opt, k, i, sig = 0, ret = 0;
+	int opt, k, i, sig = 0, ret = 0, detached = 0;
 	sigset_t stop_set;
 
-	while ((opt = getopt_long(argc, argv, "H:s:c:n:S:ph", longopts,
+	while ((opt = getopt_long(argc, argv, "H:s:c:d:n:S:ph", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'H':
@@ -355,6 +359,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_CTTY:
 			ctty = 0;
+			break;
+		case 'd':
+			detached = arg_long("--detached", optarg, 0, MAX_TERMINALS);
 			break;
 		case 'n':
 			nice = arg_long("--nice", optarg, -20, 19);
@@ -377,6 +384,8 @@ int main(int argc, char **argv)
 		usage_error("unexpected argument '%s'", argv[optind]);
 	if (!nr_terms)
 		usage_error("--hogs is required");
+	if (detached > nr_terms)
+		usage_error("--detached %d: only %d terminals", detached, nr_terms);
 	if (cpu < 0)
 		cpu = first_allowed_cpu();
 	if (cpu < 0) {
@@ -393,7 +402,8 @@ int main(int argc, char **argv)
 	stop_signals_block(&stop_set);
 
 	for (k = 0; k < nr_terms && !ret && !sig; k++) {
-		if (start_terminal(k, ctty, cpu, set_nice && !k, nice)) {
+		if (start_terminal(k, ctty && k < nr_terms - detached, cpu,
+				   set_nice && !k, nice)) {
 			ret = 1;
 			break;
 		}

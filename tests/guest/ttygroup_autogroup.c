@@ -120,4 +120,36 @@ TEST_F(autogroup, share_with_autogroup)
 	}
 }
 
+/*
+ * A terminal with one hog beside a job of ten detached with setsid, in
+ * the root cgroup: the job's session has an autogroup of its own, so the
+ * terminal gets about half, with the sysctl at 1 (its tty group) as at 0
+ * (its autogroup). Below a cgroup, where autogroup does not reach, the
+ * same terminal gets 1/11 (ttygroup_cgroup: nest.detached_job_is_not_grouped).
+ */
+TEST_F(autogroup, detached_job_in_root_cgroup)
+{
+	char cpu[16], out[4096];
+	char *argv[] = { "/usr/local/bin/ttyshare", "--hogs", "1,10",
+			 "--detached", "1", "--seconds", "2", "--cpu", cpu, NULL };
+	double share;
+	int v, status;
+
+	if (!tt_autogroup_enabled())
+		SKIP(return, "autogroup is disabled (booted with noautogroup)");
+	snprintf(cpu, sizeof(cpu), "%d", tt_first_cpu());
+	for (v = 1; v >= 0; v--) {
+		ASSERT_EQ(0, tt_sysctl_set(v));
+		status = tt_run(argv, out, sizeof(out), 60);
+		if (status)
+			TH_LOG("ttyshare: status %#x, output:\n%s", status, out);
+		ASSERT_EQ(0, status);
+		share = tt_field(out, "first_hog_share");
+		ksft_print_msg("sysctl %d, detached job: first_hog_share %.4f (ideal 0.50)\n",
+			       v, share);
+		EXPECT_GE(share, 0.30);
+		EXPECT_LE(share, 0.70);
+	}
+}
+
 TEST_HARNESS_MAIN

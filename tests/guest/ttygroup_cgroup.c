@@ -480,9 +480,10 @@ FIXTURE_TEARDOWN(nest)
 }
 
 /*
- * A terminal: a session leader with @p as controlling tty that moves
- * itself into @cg and forks @n single-threaded hogs on @cpu. Fills @pids
- * with the hogs and returns the terminal's pid, or -1.
+ * A terminal: a session leader with @p as controlling tty (none if @p is
+ * NULL: a job detached with setsid) that moves itself into @cg and forks
+ * @n single-threaded hogs on @cpu. Fills @pids with the hogs and returns
+ * the terminal's pid, or -1.
  */
 static pid_t start_terminal_hogs(struct __test_metadata *_metadata,
 				 const struct tt_pty *p, const char *cg,
@@ -501,7 +502,7 @@ static pid_t start_terminal_hogs(struct __test_metadata *_metadata,
 		close(fds[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		signal(SIGHUP, SIG_IGN);
-		if (setsid() < 0 || open(p->slave, O_RDWR) < 0 ||
+		if (setsid() < 0 || (p && open(p->slave, O_RDWR) < 0) ||
 		    tt_write_str(procs, "0"))
 			_exit(1);
 		for (i = 0; i < n; i++) {
@@ -524,7 +525,7 @@ static pid_t start_terminal_hogs(struct __test_metadata *_metadata,
 	for (i = 0; i < n; i++) {
 		if (read(fds[0], &pids[i], sizeof(pids[i])) != sizeof(pids[i])) {
 			TH_LOG("terminal on %s in %s: hog %d not started",
-			       p->name, cg, i);
+			       p ? p->name : "no tty", cg, i);
 			close(fds[0]);
 			return -1;
 		}
@@ -601,6 +602,36 @@ TEST_F(nest, one_against_ten)
 	} else {
 		EXPECT_LE(share, 0.20);
 	}
+}
+
+/*
+ * A terminal with one hog beside a job of ten hogs detached from it with
+ * setsid (a session without a tty), in one cgroup: the job is no
+ * terminal's, so its hogs are plain tasks of the cgroup and the terminal
+ * gets a task's share, 1/11, with the sysctl at 1 as at 0. A group per
+ * session (autogroup, nested below the cgroup) would give the job a group
+ * of its own and the terminal half, as autogroup does in the root cgroup
+ * (ttygroup_autogroup: detached_job_in_root_cgroup). This is the case that
+ * tells per-tty groups and per-session groups apart.
+ */
+TEST_F(nest, detached_job_is_not_grouped)
+{
+	pid_t pids[11];
+	double share, busy;
+
+	REQUIRE(EXPECT_LT(0, start_terminal_hogs(_metadata, &self->a, CG_LO, 1,
+						 self->cpu, pids)));
+	REQUIRE(EXPECT_LT(0, start_terminal_hogs(_metadata, NULL, CG_LO, 10,
+						 self->cpu, pids + 1)));
+	REQUIRE(EXPECT_EQ(0, check_sched(_metadata, pids, 1, variant->sysctl ?
+					 self->group_a : "/dstest/lo", 1)));
+	REQUIRE(EXPECT_EQ(0, check_sched(_metadata, pids + 1, 10, "/dstest/lo", 1)));
+
+	share = first_share(pids, 11, &busy);
+	ksft_print_msg("a terminal and a detached job in /dstest/lo, 1 hog vs 10, sysctl %d: share %.4f (ideal 0.0909), CPUs busy %.2f\n",
+		       variant->sysctl, share, busy);
+	EXPECT_GT(busy, 0.5);
+	EXPECT_LE(share, 0.20);
 }
 
 /* cpu.max of the cgroup bounds all of its terminals' groups together. */
