@@ -91,15 +91,16 @@ TEST_F(autogroup, notty_falls_back_to_autogroup)
 }
 
 /*
- * With autogroup, ttyshare's terminals are separate sessions anyway, so
- * 1 vs 10 hogs is even with the sysctl off (autogroups) and on (tty
- * groups); tty-less sessions too. A terminal renice works the same.
+ * Run ttyshare --hogs 1,10 with @detached sessions without a terminal,
+ * with the sysctl at 1 and at 0: the first terminal's one hog must get
+ * about half each time.
  */
-TEST_F(autogroup, share_with_autogroup)
+static void half_both_ways(struct __test_metadata *_metadata, const char *detached)
 {
 	char cpu[16], out[4096];
 	char *argv[] = { "/usr/local/bin/ttyshare", "--hogs", "1,10",
-			 "--seconds", "2", "--cpu", cpu, NULL };
+			 "--detached", (char *)detached, "--seconds", "2",
+			 "--cpu", cpu, NULL };
 	double share;
 	int v, status;
 
@@ -113,11 +114,21 @@ TEST_F(autogroup, share_with_autogroup)
 			TH_LOG("ttyshare: status %#x, output:\n%s", status, out);
 		ASSERT_EQ(0, status);
 		share = tt_field(out, "first_hog_share");
-		ksft_print_msg("sysctl %d: first_hog_share %.4f (ideal 0.50)\n",
-			       v, share);
+		ksft_print_msg("sysctl %d, %s detached: first_hog_share %.4f (ideal 0.50)\n",
+			       v, detached, share);
 		EXPECT_GE(share, 0.30);
 		EXPECT_LE(share, 0.70);
 	}
+}
+
+/*
+ * With autogroup, ttyshare's terminals are separate sessions anyway, so
+ * 1 vs 10 hogs is even with the sysctl off (autogroups) and on (tty
+ * groups); tty-less sessions too.
+ */
+TEST_F(autogroup, share_with_autogroup)
+{
+	half_both_ways(_metadata, "0");
 }
 
 /*
@@ -129,27 +140,7 @@ TEST_F(autogroup, share_with_autogroup)
  */
 TEST_F(autogroup, detached_job_in_root_cgroup)
 {
-	char cpu[16], out[4096];
-	char *argv[] = { "/usr/local/bin/ttyshare", "--hogs", "1,10",
-			 "--detached", "1", "--seconds", "2", "--cpu", cpu, NULL };
-	double share;
-	int v, status;
-
-	if (!tt_autogroup_enabled())
-		SKIP(return, "autogroup is disabled (booted with noautogroup)");
-	snprintf(cpu, sizeof(cpu), "%d", tt_first_cpu());
-	for (v = 1; v >= 0; v--) {
-		ASSERT_EQ(0, tt_sysctl_set(v));
-		status = tt_run(argv, out, sizeof(out), 60);
-		if (status)
-			TH_LOG("ttyshare: status %#x, output:\n%s", status, out);
-		ASSERT_EQ(0, status);
-		share = tt_field(out, "first_hog_share");
-		ksft_print_msg("sysctl %d, detached job: first_hog_share %.4f (ideal 0.50)\n",
-			       v, share);
-		EXPECT_GE(share, 0.30);
-		EXPECT_LE(share, 0.70);
-	}
+	half_both_ways(_metadata, "1");
 }
 
 TEST_HARNESS_MAIN
