@@ -27,6 +27,13 @@
  * or what the kernel learns, is the work of N frames: an I frame's peak
  * is spread over the frames around it instead of sized for on its own.
  *
+ * With --threads=N the decoding of a frame is a pipeline of N threads,
+ * each doing 1/N of the work and handing the frame on to the next, as a
+ * demuxer hands packets to a decoder and a decoder pictures to the
+ * output: the frame is done when the last thread is. A reservation is
+ * then per thread (each with 1/N of the runtime), or, with the player run
+ * under dlrun --app, one for all of them.
+ *
  * CPU-time work fits a reservation by construction. A real decoder's
  * work is instructions, whose CPU time varies with caches, frequency and
  * contention (under QEMU TCG, with the load of the host): --work=loops
@@ -36,7 +43,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +155,10 @@ static void usage(void)
 "                       group of 12 pictures, the I frame 2.25 times the\n"
 "                       mean (--work-ms), P 1.25, B 0.75, +-4%%; heavy:\n"
 "                       one frame in 20 needs 3.85 times the others\n"
+"  -t, --threads=N      decode each frame in a pipeline of N threads\n"
+"                       (1..8, default 1), each doing 1/N of the work and\n"
+"                       handing the frame on; --policy=deadline reserves\n"
+"                       1/N of the runtime in each thread\n"
 "  -q, --quiet          only the summary\n"
 "  -h, --help           show this help\n"
 "\n"
@@ -213,6 +226,77 @@ static void work(int64_t ns)
 	}
 	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		;
+}
+
+/*
+ * --threads: stage i > 0 waits on go[i], does its share and hands the
+ * frame to stage i + 1; the last one posts done. Stage 0 is the player.
+ */
+#define MAX_THREADS	8
+static int nthreads = 1;
+static sem_t go[MAX_THREADS], done, ready;
+static pid_t stage_tid[MAX_THREADS];
+static int64_t stage_ns;
+
+static void *stage_main(void *arg)
+{
+	long i = (long)arg;
+
+	stage_tid[i] = gettid();
+	sem_post(&ready);
+	for (;;) {
+		while (sem_wait(&go[i]))
+			;
+		work(stage_ns);
+		sem_post(i + 1 < nthreads ? &go[i + 1] : &done);
+	}
+	return NULL;
+}
+
+/* A frame of @ns work, over the pipeline of threads. */
+static void decode(int64_t ns)
+{
+	if (nthreads == 1) {
+		work(ns);
+		return;
+	}
+	stage_ns = ns / nthreads;
+	work(stage_ns);
+	sem_post(&go[1]);
+	while (sem_wait(&done))
+		;
+}
+
+/*
+ * Start the other stages; with --policy=deadline each thread, the
+ * player's included, reserves @runtime / N: a SCHED_DEADLINE thread may
+ * not create threads, so they are all made first.
+ */
+static int start_stages(int deadline_policy, int64_t runtime, int64_t deadline,
+			int64_t period)
+{
+	pthread_t t;
+	long i;
+	int ret;
+
+	sem_init(&done, 0, 0);
+	sem_init(&ready, 0, 0);
+	for (i = 1; i < nthreads; i++) {
+		sem_init(&go[i], 0, 0);
+		if (pthread_create(&t, NULL, stage_main, (void *)i))
+			return -EAGAIN;
+		while (sem_wait(&ready))
+			;
+	}
+	if (!deadline_policy)
+		return 0;
+	for (i = 1; i < nthreads; i++) {
+		ret = dl_set_deadline(stage_tid[i], runtime / nthreads,
+				      deadline, period, 0);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* The runtime granted now; 0 under another policy (an elastic wait). */
@@ -372,6 +456,7 @@ int main(int argc, char **argv)
 		{ "slice-ms",    required_argument, NULL, 'S' },
 		{ "work",        required_argument, NULL, 'k' },
 		{ "work-dist",   required_argument, NULL, 'D' },
+		{ "threads",     required_argument, NULL, 't' },
 		{ "quiet",       no_argument,       NULL, 'q' },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ }
@@ -388,7 +473,7 @@ int main(int argc, char **argv)
 	struct stats s = { 0 };
 	uint32_t seed = 2010;
 
-	while ((opt = getopt_long(argc, argv, "f:w:d:s:p:r:eaW:b:S:k:D:qh", longopts,
+	while ((opt = getopt_long(argc, argv, "f:w:d:s:p:r:eaW:b:S:k:D:t:qh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'f':
@@ -446,6 +531,9 @@ int main(int argc, char **argv)
 				usage_error("--work-dist must be 'fixed', 'gop' or 'heavy', not '%s'",
 					    optarg);
 			break;
+		case 't':
+			nthreads = arg_long("--threads", optarg, 1, MAX_THREADS);
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -486,6 +574,8 @@ int main(int argc, char **argv)
 		usage_error("--runtime-ms needs --policy=deadline");
 	if (deadline_policy && slice_ms)
 		usage_error("--slice-ms is for --policy=other");
+	if (nthreads > 1 && (elastic || slice_ms))
+		usage_error("--threads is for --policy=other or a hard --policy=deadline");
 
 	nframes = (long)(seconds * fps + 0.5);
 	s.lat = calloc(nframes, sizeof(*s.lat));
@@ -498,8 +588,14 @@ int main(int argc, char **argv)
 	}
 	if (loops)
 		calibrate_loops();
+	ret = start_stages(deadline_policy, runtime, res_deadline, res_period);
+	if (ret) {
+		fprintf(stderr, "vplay: --threads %d: %s%s\n", nthreads, strerror(-ret),
+			ret == -EBUSY ? " (not enough bandwidth left: see /proc/sched_deadline_users)" : "");
+		return 1;
+	}
 	if (deadline_policy) {
-		ret = dl_set_deadline(0, runtime, res_deadline, res_period,
+		ret = dl_set_deadline(0, runtime / nthreads, res_deadline, res_period,
 				      (elastic ? FLAG_ELASTIC : 0) |
 				      (autotune ? FLAG_AUTOTUNE : 0));
 		if (ret) {
@@ -525,14 +621,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("vplay: fps %.0f work_ms %.2f deadline_ms %.2f policy %s runtime_ms %.2f frames %ld work %s work_dist %s buffer %d\n",
+	printf("vplay: fps %.0f work_ms %.2f deadline_ms %.2f policy %s runtime_ms %.2f frames %ld work %s work_dist %s buffer %d threads %d\n",
 	       fps, work_ms, (double)res_deadline / NSEC_PER_MSEC,
 	       autotune ? "autotune" : elastic ? "elastic" :
 	       deadline_policy ? "deadline" : "other",
 	       deadline_policy ? (double)runtime / NSEC_PER_MSEC : 0.0,
 	       nframes, loops ? "loops" : "cpu",
 	       dist == DIST_GOP ? "gop" : dist == DIST_HEAVY ? "heavy" : "fixed",
-	       buffer);
+	       buffer, nthreads);
 	if (loops)
 		printf("vplay: calibrated loops_per_us %.1f\n", loops_per_ns * 1000);
 	fflush(stdout);
@@ -565,11 +661,11 @@ int main(int argc, char **argv)
 		s.degraded += quality < 1;
 		if (frame >= step && !step_index)
 			step_index = s.n;
-		cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-		work((int64_t)(work_ms * factor * quality * NSEC_PER_MSEC));
+		cpu0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+		decode((int64_t)(work_ms * factor * quality * NSEC_PER_MSEC));
 		finish = clock_ns(CLOCK_MONOTONIC);
-		s.grant[s.n] = granted / buffer;
-		s.used[s.n] = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+		s.grant[s.n] = granted * nthreads / buffer;
+		s.used[s.n] = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 		s.frame[s.n] = frame;
 		s.lat[s.n++] = finish - due;
 		if (finish > due) {

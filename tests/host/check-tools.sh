@@ -283,13 +283,28 @@ check "vplay --buffer with --deadline-ms is rejected" \
 vplay_buffered() {
 	$T "$BIN/vplay" --fps 25 --work-ms 30 --seconds 1 --quiet --buffer 5 \
 		>"$TMP/out" 2>"$TMP/err" || return 1
-	grep -qE '^vplay: fps 25 work_ms 30.00 deadline_ms 200.00 .* buffer 5$' "$TMP/out" &&
+	grep -qE '^vplay: fps 25 work_ms 30.00 deadline_ms 200.00 .* buffer 5 threads 1$' "$TMP/out" &&
 	grep -qE '^vplay: total frames 25 on_time 25 late 0 dropped 0 ' "$TMP/out" || {
 		diag <"$TMP/out"
 		return 1
 	}
 }
 check "vplay --buffer 5 decodes ahead, each frame due when displayed" vplay_buffered
+
+# Three threads hand each frame on: all the work is counted, none late.
+vplay_threads() {
+	$T "$BIN/vplay" --fps 10 --work-ms 15 --seconds 1 --quiet --threads 3 \
+		>"$TMP/out" 2>"$TMP/err" || return 1
+	grep -qE '^vplay: fps 10 .* threads 3$' "$TMP/out" &&
+	grep -qE '^vplay: total frames 10 on_time 10 late 0 dropped 0 ' "$TMP/out" || {
+		diag <"$TMP/out"
+		return 1
+	}
+}
+check "vplay --threads 3 decodes each frame in a pipeline of three threads" vplay_threads
+bad_values vplay --threads "" abc 0 -1 9 1.5 ""
+check "vplay --threads with --elastic is rejected" \
+	usage_fails vplay --threads 2 --elastic
 
 bad_values vplay --slice-ms "-s 0.1" abc -1 0 0.05 101 ""
 check "vplay --slice-ms with --policy deadline is rejected" \
@@ -313,6 +328,14 @@ check "dlrun without a command is rejected" usage_fails dlrun -r 1ms -p 10ms
 check "dlrun --pid with a command is rejected" \
 	usage_fails dlrun -r 1ms -p 10ms --pid 1 true
 check "dlrun unknown option is rejected" usage_fails dlrun --bogus -r 1ms -p 10ms true
+check "dlrun --app with --elastic is rejected" \
+	usage_fails dlrun --app --elastic -r 1ms -p 10ms true
+check "dlrun --app with --reset-on-fork is rejected" \
+	usage_fails dlrun --app -R -r 1ms -p 10ms true
+check "dlrun --app with a deadline is rejected" \
+	usage_fails dlrun --app -r 1ms -d 5ms -p 10ms true
+check "dlrun --app without --runtime or --auto is rejected" \
+	usage_fails dlrun --app -p 10ms true
 
 # ---- ovh ---------------------------------------------------------------
 # Only its argument checks: the pty and setattr benchmarks are for guests.
