@@ -96,7 +96,7 @@ GUEST_LIB_SRCS := $(wildcard tests/guest/lib/*.c)
 GUEST_LIB_HDRS := $(wildcard tests/guest/lib/*.h)
 GUEST_SRCS   := $(wildcard tests/guest/*.c)
 GUEST_BINS   := $(patsubst tests/guest/%.c,$(BUILD)/tests/%,$(GUEST_SRCS))
-KSELFTESTS   := dl_user dl_elastic ttygroup
+KSELFTESTS   := dl_user dl_elastic dl_group ttygroup
 KS_BINS      := $(patsubst %,$(BUILD)/tests/ks_%,$(KSELFTESTS))
 HEADERS_STAMP := $(KBUILD)/.desksched-headers
 

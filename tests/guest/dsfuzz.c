@@ -14,8 +14,12 @@
  * invalid values), root domain rebuilds (the rt limit changed and put
  * back), cgroup changes (workers moved in and out of a cgroup with
  * the cpuset and cpu controllers, its CPUs changed, made a partition and
- * a member again, the cpu controller turned off and on under it) and
- * batches of elastic reservations killed while they are planned. The
+ * a member again, the cpu controller turned off and on under it),
+ * batches of elastic reservations killed while they are planned, and
+ * group reservations (cpu.dl.reserve of cgroups owned by each uid
+ * written with valid, self-tuned, over-cap and malformed values, toggled
+ * under a forking, threaded spinner that root moves in and out, and
+ * removed under it). The
  * supervisor
  * kills workers at random, between two of their operations, and starts
  * new ones.
@@ -32,6 +36,9 @@
  *   - every task is scheduled in the group of its cpu cgroup, or in the
  *     group below it of the terminal /proc/<pid>/ttygroup names (or, in
  *     the root cgroup, in an autogroup);
+ *   - no group of op_group() holds a reservation: every operation undoes
+ *     its writes, so the two sums above see any charge or bandwidth that
+ *     a group write, toggle, move or removal leaked;
  *   - every attacker sent SIGKILL was reaped within KILL_SECONDS;
  *   - a burst of uid 1000's hostile processes, run beside a root
  *     SCHED_FIFO hog on every CPU, consumes no more CPU time than its
@@ -76,6 +83,9 @@
 #define LAST_REQUESTS	4
 #define TTY_SYSCTL	"/proc/sys/kernel/sched_tty_sched_enabled"
 #define FUZZ_CPUSET	TT_CGROOT "/dsfuzz"
+/* Cgroups for group reservations: g0 and g1 of uid 1000, g2 of 1001, g3 root's. */
+#define FUZZ_GROUPS	4
+#define FUZZ_GROUP	TT_CGROOT "/dsfuzz-g%d"
 
 /* What one worker holds, written by it, read by the supervisor. */
 struct slot {
@@ -419,6 +429,104 @@ static void op_cpuset(void)
 	}
 }
 
+static const uid_t fuzz_group_uid[FUZZ_GROUPS] = { 1000, 1000, 1001, 0 };
+
+/* A group's directory, and the files its uid may write, as delegated. */
+static int fuzz_group_make(int g)
+{
+	static const char *const files[] = { "", "/cgroup.procs", "/cpu.dl.reserve" };
+	char path[96];
+	unsigned int i;
+
+	snprintf(path, sizeof(path), FUZZ_GROUP, g);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -1;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), FUZZ_GROUP "%s", g, files[i]);
+		/* No cpu.dl.reserve while the cpu controller is off. */
+		if (chown(path, fuzz_group_uid[g], fuzz_group_uid[g]) && i < 2)
+			return -1;
+	}
+	return 0;
+}
+
+static void *fuzz_spin(void *arg)
+{
+	(void)arg;
+	for (;;)
+		;
+	return NULL;
+}
+
+/*
+ * Group reservations, from any uid: write a group's cpu.dl.reserve (the
+ * user's own groups, or any as root), and as root run a spinner there
+ * that forks and starts threads, toggle the reservation under it, move
+ * it out, or remove the group under its reservation once it is empty.
+ * Every write that took is undone before the operation ends, so that a
+ * checkpoint sees only the workers' own reservations.
+ */
+static void op_group(void)
+{
+	static const char *const values[] = {
+		"10000 100000", "300 1000", "99000 100000", "20000 100000 auto",
+		"300000 1000000 auto", "1 1", "0 100000", "none", "x",
+		"18446744073709551615 1", "1000 100000 auto x", "1000 999",
+	};
+	int g = rnd() % FUZZ_GROUPS, i, n;
+	char dir[96], file[128], pid[16];
+	pid_t child = 0;
+	pthread_t t;
+
+	snprintf(dir, sizeof(dir), FUZZ_GROUP, g);
+	snprintf(file, sizeof(file), "%s/cpu.dl.reserve", dir);
+	tt_write_str(file, values[rnd() % (sizeof(values) / sizeof(values[0]))]);
+	if (!geteuid()) {
+		child = fork();
+		if (!child) {
+			struct sched_param sp = { 0 };
+
+			/*
+			 * The worker may be SCHED_FIFO: its spinners would
+			 * starve it, and a group serves fair tasks only.
+			 */
+			sched_setscheduler(0, SCHED_OTHER, &sp);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			setpgid(0, 0);
+			snprintf(pid, sizeof(pid), "%d", getpid());
+			snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
+			tt_write_str(file, pid);
+			n = rnd() % 4;
+			for (i = 0; i < n; i++)
+				if (!fork())
+					break;
+			n = rnd() % 4;
+			for (i = 0; i < n; i++)
+				pthread_create(&t, NULL, fuzz_spin, NULL);
+			fuzz_spin(NULL);
+		}
+	}
+	usleep(rnd() % 20000);
+	if (rnd() % 3 == 0)
+		tt_write_str(file, values[rnd() % (sizeof(values) / sizeof(values[0]))]);
+	if (child > 0) {
+		if (rnd() % 2) {
+			snprintf(pid, sizeof(pid), "%d", child);
+			tt_write_str(TT_CGROOT "/cgroup.procs", pid);
+			usleep(rnd() % 5000);
+		}
+		kill(-child, SIGKILL);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	if (!geteuid() && rnd() % 4 == 0) {
+		for (i = 0; i < 100 && rmdir(dir) && errno == EBUSY; i++)
+			usleep(1000);
+		fuzz_group_make(g);
+	}
+	tt_write_str(file, "none");
+}
+
 /* pty play: the worker may become a session leader with a terminal. */
 static int pty_fd = -1, slave_fd = -1;
 
@@ -624,7 +732,7 @@ static void op_hostile(struct slot *s)
 /* Names of the operations, by bit of --ops; bit 11 (sleeping) is always on. */
 static const char *const op_names[] = { "setattr", NULL, "child", "getattr",
 	"fork", "setresuid", "affinity", "sysctl", "pty", "rebuild", "cpuset",
-	NULL, "hostile", "elastickill" };
+	NULL, "hostile", "elastickill", "group" };
 static unsigned int ops_mask = ~0u;
 
 static unsigned int parse_ops(const char *list)
@@ -672,7 +780,7 @@ static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
 				usleep(1000);
 			s->parked = 0;
 		}
-		op = rnd() % 14;
+		op = rnd() % 15;
 		if (!(ops_mask & (1u << (op == 1 ? 0 : op))))
 			op = 11;
 		s->op = op;
@@ -689,6 +797,7 @@ static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
 		case 10: op_cpuset(); break;
 		case 12: op_hostile(s); break;
 		case 13: op_elastic_kills(); break;
+		case 14: op_group(); break;
 		default:
 			if (!(rnd() % 500))
 				_exit(0);
@@ -1115,11 +1224,20 @@ static int check(int64_t base_bw)
 	if (tt_read_file(FUZZ_CPUSET "/cpuset.cpus.partition", why,
 			 sizeof(why)) <= 0 || strncmp(why, "member", 6))
 		fail("%s is not a member between two operations", FUZZ_CPUSET);
+	for (i = 0; i < FUZZ_GROUPS; i++) {
+		char file[128];
+
+		snprintf(file, sizeof(file), FUZZ_GROUP "/cpu.dl.reserve", i);
+		if (tt_read_file(file, why, sizeof(why)) > 0 &&
+		    strncmp(why, "none", 4))
+			fail("%s holds \"%.*s\" between two operations", file,
+			     (int)strcspn(why, "\n"), why);
+	}
 	if (kills_late_now())
 		fail("%ld SIGKILLed attackers not reaped within %d s",
 		     kills_late_now(), KILL_SECONDS);
 	check_groups();
-	return 6;
+	return 7;
 }
 
 /*
@@ -1246,7 +1364,7 @@ static int cgroup_enable(const char *ctl)
 
 static int cgroup_setup(void)
 {
-	int cpuset = cgroup_enable("cpuset"), cpu = cgroup_enable("cpu");
+	int cpuset = cgroup_enable("cpuset"), cpu = cgroup_enable("cpu"), g;
 
 	if (cpuset < 0 || cpu < 0)
 		return -1;
@@ -1255,6 +1373,9 @@ static int cgroup_setup(void)
 	if (tt_write_str(FUZZ_CPUSET "/cpuset.cpus.partition", "member") ||
 	    tt_write_str(FUZZ_CPUSET "/cpuset.cpus", "0-1"))
 		return -1;
+	for (g = 0; g < FUZZ_GROUPS; g++)
+		if (fuzz_group_make(g))
+			return -1;
 	return (cpuset ? CG_CPUSET_BY_US : 0) | (cpu ? CG_CPU_BY_US : 0);
 }
 
@@ -1265,11 +1386,20 @@ static int cgroup_setup(void)
 static int cgroup_teardown(int enabled)
 {
 	double end = mono_seconds() + 5;
+	char dir[96];
+	int g;
 
 	while (rmdir(FUZZ_CPUSET) && mono_seconds() < end)
 		tt_sleep(0.05);
 	if (!access(FUZZ_CPUSET, F_OK))
 		return -1;
+	for (g = 0; g < FUZZ_GROUPS; g++) {
+		snprintf(dir, sizeof(dir), FUZZ_GROUP, g);
+		while (rmdir(dir) && errno == EBUSY && mono_seconds() < end)
+			tt_sleep(0.05);
+		if (!access(dir, F_OK))
+			return -1;
+	}
 	if (tt_write_str(TT_CGROOT "/cgroup.subtree_control",
 			 enabled & CG_CPU_BY_US ? "-cpu" : "+cpu"))
 		return -1;
@@ -1295,7 +1425,7 @@ static void usage(void)
 "  -c, --check-ms=MS    time between checkpoints (default 2000, 100..60000)\n"
 "  -o, --ops=LIST       only these operations, comma separated, of: setattr,\n"
 "                       child, getattr, fork, setresuid, affinity, sysctl,\n"
-"                       pty, rebuild, cpuset, hostile, elastickill\n"
+"                       pty, rebuild, cpuset, hostile, elastickill, group\n"
 "                       (default all)\n"
 "  -h, --help           show this help\n"
 "\n"

@@ -5,7 +5,7 @@
 # then the results of the series' KUnit suites, which ran at boot.
 . /suites/lib.sh
 
-for t in ks_dl_user ks_dl_elastic ks_ttygroup; do
+for t in ks_dl_user ks_dl_elastic ks_dl_group ks_ttygroup; do
 	if [ -x "$T/$t" ]; then
 		run $t
 	else
