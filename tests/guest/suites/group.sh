@@ -59,8 +59,8 @@ echo "$out" | sed 's/^/# /'
 # At most one frame late: a debug kernel under TCG (make test-debug) was
 # late once by 3 ms.
 on_time() {
-	n=$(echo "$out" | sed -n 's/^vplay: total frames 40 on_time \([0-9]*\) .*/\1/p')
-	[ -n "$n" ] && [ "$n" -ge 39 ]
+	played=$(echo "$out" | sed -n 's/^vplay: total frames 40 on_time \([0-9]*\) .*/\1/p')
+	[ -n "$played" ] && [ "$played" -ge 39 ]
 }
 on_time
 check $? vplay.threads_on_time_with_app
