@@ -14,6 +14,7 @@
 # (what systemd-run --scope alone gives), and under dlrun --app --auto,
 # given only its period.
 # Booted with noautogroup so that plain CFS is the baseline.
+. /suites/delegate.sh
 sysctl=/proc/sys/kernel/sched_tty_sched_enabled
 seconds=5
 
@@ -100,11 +101,7 @@ echo 1 > $sysctl
 # user1's cgroup, delegated as a systemd user manager's is; the terminal
 # (a pty) and its build in user1/session.
 user=$cg/user1
-echo +cpu > $cg/cgroup.subtree_control
-mkdir $user && echo +cpu > $user/cgroup.subtree_control &&
-	chown 1000:1000 $user $user/cgroup.procs $user/cgroup.threads \
-		$user/cgroup.subtree_control &&
-	mkdir $user/session && chown -R 1000:1000 $user/session ||
+delegate_user $user ||
 	{ echo "demo: cannot delegate $user"; exit 1; }
 services=""
 for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -130,8 +127,7 @@ kill $services 2>/dev/null
 wait $services 2>/dev/null
 for i in 1 2 3 4 5 6 7 8 9 10; do rmdir $cg/service$i; done
 rmdir $user/own
-for p in $(cat $user/session/cgroup.procs); do echo $p > $cg/cgroup.procs; done
-rmdir $user/session $user
+undelegate_user $user
 app_frames() {
 	sed -n 's/^vplay: total frames \([0-9]*\) on_time \([0-9]*\) late \([0-9]*\) dropped \([0-9]*\).*/\2 of \1 frames on time, \3 late, \4 dropped/p' /tmp/app.$1 | tr -d '\r'
 }

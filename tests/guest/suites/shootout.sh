@@ -12,6 +12,7 @@
 # larger root domain); the hogs and the players are in two child cgroups
 # without controllers, only to read the hogs' CPU time from cpu.stat.
 . /suites/lib.sh
+. /suites/delegate.sh
 seconds=${SHOOTOUT_SECONDS:-5}
 cg=/sys/fs/cgroup
 part=$cg/shootout
@@ -274,11 +275,7 @@ echo -cpuset > $cg/cgroup.subtree_control
 # work, then calibrated loops. reserved/used: the group's runtime (the
 # learned one) over the CPU time the player's cgroup used a frame.
 user=$cg/user1
-echo +cpu > $cg/cgroup.subtree_control
-mkdir $user && echo +cpu > $user/cgroup.subtree_control &&
-	chown 1000:1000 $user $user/cgroup.procs $user/cgroup.threads \
-		$user/cgroup.subtree_control &&
-	mkdir $user/session && chown -R 1000:1000 $user/session ||
+delegate_user $user ||
 	{ echo "shootout: cannot delegate $user"; bad=1; }
 app_row() {
 	label=$1 where=$2
@@ -327,8 +324,7 @@ echo "shootout: goal (issue 28): self-tuned app at most 1% late given only its p
 kill $services 2>/dev/null
 wait $services 2>/dev/null
 for i in 1 2 3 4 5 6 7 8 9 10; do rmdir $cg/service$i; done
-for p in $(cat $user/session/cgroup.procs); do echo $p > $cg/cgroup.procs; done
-rmdir $user/session $user
+undelegate_user $user
 echo -cpu > $cg/cgroup.subtree_control
 
 echo "shootout: elastic admission cost: root's sched_setattr() changing one of N elastic requests"
