@@ -508,6 +508,52 @@ TEST_F(dl_group, fair_beyond_budget)
 }
 
 /*
+ * Beside a root SCHED_FIFO hog on every CPU, fair tasks run only on the
+ * fair servers, 50 ms a second per CPU. A reserved group runs on servers
+ * of its own, ahead of the hogs: what it runs there is not the fair
+ * servers' time, or a group spinning on 0.8 CPU would use that up and
+ * leave the fair tasks outside it nothing for as long as it spins (a
+ * killed process outside could not even exit).
+ */
+TEST_F(dl_group, fair_servers_left_to_others)
+{
+	struct sched_param fifo = { .sched_priority = 50 }, other = { 0 };
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN), i;
+	pid_t hogs[2] = { 0 }, app, outsider;
+	double before, after, used;
+
+	ASSERT_GE(ncpus, 2);
+	ASSERT_EQ(0, reserve_as(0, CG_APP, 80000, PERIOD_US));
+	app = start_spinners(CG_APP, U1, 2, 0);
+	outsider = start_spinners(CG_APP2, U1, 1, 0);
+	tt_register(app);
+	tt_register(outsider);
+	/* Above the hogs, so that the samples are taken on time. */
+	ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
+	for (i = 0; i < 2; i++)
+		hogs[i] = dt_fifo_hog(i);
+	tt_sleep(1.0);
+	before = usage_s(CG_APP2);
+	tt_sleep(SECONDS);
+	after = usage_s(CG_APP2);
+	for (i = 0; i < 2; i++)
+		if (hogs[i] > 0)
+			stop_spinners(hogs[i]);
+	EXPECT_EQ(0, sched_setscheduler(0, SCHED_OTHER, &other));
+	stop_spinners(outsider);
+	stop_spinners(app);
+	tt_unregister(outsider);
+	tt_unregister(app);
+	ASSERT_GT(hogs[0], 0);
+	ASSERT_GT(hogs[1], 0);
+	ASSERT_GE(before, 0);
+	used = (after - before) / SECONDS;
+	TH_LOG("outside the group: %.4f CPU, the fair servers give 0.1 in all",
+	       used);
+	EXPECT_GE(used, 0.01);
+}
+
+/*
  * A hostile user drops and restores the reservation as fast as it can,
  * hoping for a fresh budget each time: the pool stays, the bound holds.
  */

@@ -39,7 +39,8 @@
  *   - no group of op_group() holds a reservation: every operation undoes
  *     its writes, so the two sums above see any charge or bandwidth that
  *     a group write, toggle, move or removal leaked;
- *   - every attacker sent SIGKILL was reaped within KILL_SECONDS;
+ *   - every attacker sent SIGKILL was reaped within KILL_SECONDS (but
+ *     a SCHED_IDLE one, which may wait that long to run at all);
  *   - a burst of uid 1000's hostile processes, run beside a root
  *     SCHED_FIFO hog on every CPU, consumes no more CPU time than its
  *     cap and the fair servers allow (burst() says how much).
@@ -482,10 +483,17 @@ static void op_group(void)
 	snprintf(file, sizeof(file), "%s/cpu.dl.reserve", dir);
 	tt_write_str(file, values[rnd() % (sizeof(values) / sizeof(values[0]))]);
 	if (!geteuid()) {
+		struct sched_param sp = { 0 };
+
+		/*
+		 * A SCHED_IDLE worker would wait behind its own spinners to
+		 * kill them; it holds no reservation to lose by switching.
+		 */
+		if ((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_IDLE)
+			sched_setscheduler(0, SCHED_OTHER, &sp);
+
 		child = fork();
 		if (!child) {
-			struct sched_param sp = { 0 };
-
 			/*
 			 * The worker may be SCHED_FIFO: its spinners would
 			 * starve it, and a group serves fair tasks only.
@@ -697,6 +705,46 @@ static void __attribute__((noreturn)) attacker(uint64_t period_max)
 
 static uint64_t period_max_ns;
 
+/*
+ * What a SIGKILLed attacker that is still there, and what else runs: the
+ * state, flags and policy of each of its threads and of every runnable
+ * task, from /proc/PID/stat.
+ */
+static void report_late(pid_t pid)
+{
+	static char buf[4096];
+	char path[320];
+	struct dirent *d;
+	DIR *dir;
+
+	printf("# attacker %d not reaped after %d s; its threads:\n", pid,
+	       KILL_SECONDS);
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid,
+			 d->d_name);
+		if (tt_read_file(path, buf, sizeof(buf)) > 0)
+			printf("#   %s", buf);
+	}
+	if (dir)
+		closedir(dir);
+	printf("# runnable tasks:\n");
+	dir = opendir("/proc");
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		if (tt_read_file(path, buf, sizeof(buf)) > 0 &&
+		    strstr(buf, ") R "))
+			printf("#   %s", buf);
+	}
+	if (dir)
+		closedir(dir);
+}
+
 static void op_hostile(struct slot *s)
 {
 	double end;
@@ -718,10 +766,20 @@ static void op_hostile(struct slot *s)
 	s->attacks++;
 	usleep(rnd() % 30000);
 	kill(pid, SIGKILL);
+	/*
+	 * A SCHED_IDLE worker (it cannot switch back without RLIMIT_NICE)
+	 * beside busy fair tasks would time its own wait to run, not the
+	 * attacker's death.
+	 */
+	if ((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_IDLE) {
+		waitpid(pid, NULL, 0);
+		return;
+	}
 	end = mono_seconds() + KILL_SECONDS;
 	while (waitpid(pid, NULL, WNOHANG) != pid) {
 		if (mono_seconds() > end) {
 			s->kills_late++;
+			report_late(pid);
 			waitpid(pid, NULL, 0);
 			break;
 		}
@@ -733,12 +791,7 @@ static void op_hostile(struct slot *s)
 static const char *const op_names[] = { "setattr", NULL, "child", "getattr",
 	"fork", "setresuid", "affinity", "sysctl", "pty", "rebuild", "cpuset",
 	NULL, "hostile", "elastickill", "group" };
-/*
- * "group" only when asked for: with it, seed 1 left one or two killed
- * attackers unreaped for over KILL_SECONDS (README, known gaps).
- */
-#define OP_GROUP	14
-static unsigned int ops_mask = ~(1u << OP_GROUP);
+static unsigned int ops_mask = ~0u;
 
 static unsigned int parse_ops(const char *list)
 {
@@ -802,7 +855,7 @@ static void __attribute__((noreturn)) worker(int i, uid_t uid, uint64_t seed)
 		case 10: op_cpuset(); break;
 		case 12: op_hostile(s); break;
 		case 13: op_elastic_kills(); break;
-		case OP_GROUP: op_group(); break;
+		case 14: op_group(); break;
 		default:
 			if (!(rnd() % 500))
 				_exit(0);
