@@ -451,6 +451,12 @@ static int fuzz_group_make(int g)
 	return 0;
 }
 
+/* Whether the caller is SCHED_IDLE, with or without SCHED_RESET_ON_FORK. */
+static int self_sched_idle(void)
+{
+	return (sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_IDLE;
+}
+
 static void *fuzz_spin(void *arg)
 {
 	(void)arg;
@@ -489,7 +495,7 @@ static void op_group(void)
 		 * A SCHED_IDLE worker would wait behind its own spinners to
 		 * kill them; it holds no reservation to lose by switching.
 		 */
-		if ((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_IDLE)
+		if (self_sched_idle())
 			sched_setscheduler(0, SCHED_OTHER, &sp);
 
 		child = fork();
@@ -771,7 +777,7 @@ static void op_hostile(struct slot *s)
 	 * beside busy fair tasks would time its own wait to run, not the
 	 * attacker's death.
 	 */
-	if ((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_IDLE) {
+	if (self_sched_idle()) {
 		waitpid(pid, NULL, 0);
 		return;
 	}
